@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0
+# ptscope: live eBPF tracer of mremap page-table moves and hugepage faults.
+
+ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+CC ?= gcc
+CLANG ?= clang
+LLVM_STRIP ?= llvm-strip
+BPFTOOL ?= bpftool
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+OUT := build
+BPF_OUT := $(OUT)/bpf/$(ARCH)
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -I$(BPF_OUT) -Isrc
+LDLIBS := -lbpf -lelf -lz -ljson-c
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Ibpf
+
+BPF_NAMES := mremap thp task
+BPF_OBJS := $(patsubst %,$(BPF_OUT)/%.bpf.o,$(BPF_NAMES))
+SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_NAMES))
+LIB_SRCS := src/hist.c src/catalog.c src/caps.c src/engine.c src/objects.c \
+	src/collector.c src/options.c src/format.c src/report.c src/report_text.c \
+	src/session.c src/view_probe.c \
+	src/view_stat.c src/view_top.c src/run_cmd.c
+LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
+PTSCOPE := $(OUT)/ptscope
+BENCH := $(OUT)/ptscope-bench
+
+# Debian packages ptscope needs to build, test and demo.
+DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
+	zlib1g-dev libzstd-dev libjson-c-dev libcmocka-dev strace python3
+DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
+	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 \
+	libjson-c-dev:arm64
+
+.PHONY: all deps deps-static static check unit-check host-check demo install clean
+
+all: $(PTSCOPE) $(BENCH)
+
+deps:
+	@./tests/deps.sh $(DEPS_PKGS)
+
+deps-static: deps
+	@./tests/deps.sh --arm64 $(DEPS_ARM64_PKGS)
+
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h include/ptscope/ptscope.h vmlinux/$(ARCH)/vmlinux.h
+	@mkdir -p $(BPF_OUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
+
+$(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+$(OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(wildcard src/*.h) include/ptscope/ptscope.h
+	@mkdir -p $(OUT)/$(ARCH)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(PTSCOPE): $(LIB_OBJS) $(OUT)/$(ARCH)/main.o
+	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
+
+$(BENCH): bench/ptscope-bench.c
+	@mkdir -p $(OUT)
+	$(CC) -O2 -Wall -Wextra -o $@ $<
+
+# Static binaries for the qemu kernel matrix (x86_64 and aarch64).
+STATIC_LIBS := -l:libbpf.a -l:libelf.a -l:libz.a -l:libzstd.a -l:libjson-c.a
+static: deps-static
+	$(MAKE) $(OUT)/static/x86/ptscope $(OUT)/static/x86/ptscope-bench
+	$(MAKE) ARCH=arm64 CC=aarch64-linux-gnu-gcc $(OUT)/static/arm64/ptscope \
+		$(OUT)/static/arm64/ptscope-bench
+
+$(OUT)/static/$(ARCH)/ptscope: $(LIB_OBJS) $(OUT)/$(ARCH)/main.o
+	@mkdir -p $(dir $@)
+	$(CC) -static $^ -o $@ $(STATIC_LIBS)
+
+$(OUT)/static/$(ARCH)/ptscope-bench: bench/ptscope-bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -static -O2 -Wall -Wextra -o $@ $<
+
+UNIT_TESTS := test_hist test_options test_engine test_format
+UNIT_BINS := $(patsubst %,$(OUT)/tests/%,$(UNIT_TESTS))
+
+$(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
+	@mkdir -p $(OUT)/tests
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
+
+unit-check: deps $(UNIT_BINS)
+	@./tests/run.sh unit $(UNIT_BINS)
+
+host-check: deps all
+	@./tests/run.sh host tests/host/test_*.sh
+
+check: deps
+	$(MAKE) all $(UNIT_BINS)
+	@./tests/run.sh all $(UNIT_BINS) tests/host/test_*.sh
+
+demo: deps all
+	./bench/demo.sh
+
+install: all
+	install -D -m 0755 $(PTSCOPE) $(DESTDIR)$(PREFIX)/sbin/ptscope
+	install -D -m 0755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/ptscope-bench
+
+clean:
+	rm -rf $(OUT)

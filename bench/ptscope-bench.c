@@ -1,0 +1,1143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptscope-bench - workload generator with exactly known geometry.
+ *
+ * Every subcommand does a precisely known set of mmap/mremap/fault
+ * operations so that ptscope's output can be checked against it:
+ *
+ *   mremap  move a region N times between fixed pud/pmd/page aligned
+ *           addresses with mremap(MREMAP_MAYMOVE | MREMAP_FIXED)
+ *   grow    grow a region N times with mremap(MREMAP_MAYMOVE)
+ *   fault   fault in N aligned regions and report their AnonHugePages
+ *   table   user-side timing of the pud/pmd/page moves (demo only)
+ *
+ * Only libc is used, so it links statically for x86_64 and aarch64.
+ * The mremap subcommand issues exactly --count mremap() calls; nothing
+ * else in this program calls mremap() (no realloc() either).
+ *
+ * Build: gcc -O2 -Wall -Wextra -o ptscope-bench bench/ptscope-bench.c
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG_NAME	"ptscope-bench"
+
+#define EXIT_RUNTIME	1
+#define EXIT_USAGE	2
+
+#define KIB		(1ULL << 10)
+#define MIB		(1ULL << 20)
+#define GIB		(1ULL << 30)
+
+/* Geometry of x86_64 (and arm64 with 4K pages) page tables. */
+#define PUD_SPAN	GIB
+#define PMD_SPAN	(2 * MIB)
+
+/* Sanity cap for sizes and offsets; keeps all address math in range. */
+#define MAX_REGION	(1ULL << 40)
+#define MAX_COUNT	100000000ULL
+#define MAX_RUNS	1000
+
+#define TOUCH_STRIDE	4096ULL
+#define MARKER_MAGIC	0x70747363ULL	/* "ptsc" */
+#define LINE_BUF_SIZE	8192
+
+#define ALIGN_UP(x, a)	(((x) + (a) - 1) & ~((uint64_t)(a) - 1))
+
+enum align_mode {
+	ALIGN_PUD,
+	ALIGN_PMD,
+	ALIGN_PAGE,
+};
+
+enum thp_mode {
+	THP_NEVER,
+	THP_DEFAULT,
+	THP_ALWAYS,
+};
+
+/* Long option codes; also bit numbers (minus OPT_BASE) in args.seen. */
+enum opt_code {
+	OPT_BASE = 256,
+	OPT_SIZE = OPT_BASE,
+	OPT_ALIGN,
+	OPT_COUNT,
+	OPT_SRC_OFFSET,
+	OPT_DST_OFFSET,
+	OPT_THP,
+	OPT_NO_POPULATE,
+	OPT_START,
+	OPT_STEP,
+	OPT_RUNS,
+	OPT_HELP,
+};
+
+#define OPT_BIT(code)	(1U << ((code) - OPT_BASE))
+
+struct bench_args {
+	uint64_t size;
+	uint64_t count;
+	uint64_t src_extra;
+	uint64_t dst_extra;
+	uint64_t start;
+	uint64_t step;
+	uint64_t runs;
+	uint64_t fault_align;
+	const char *align_text;		/* --align as typed */
+	enum thp_mode thp;
+	bool populate;
+	unsigned int seen;
+};
+
+/* One source/destination pair inside a reserved VA window. */
+struct move_plan {
+	uint64_t size;
+	enum align_mode align;
+	uint64_t src_extra;
+	uint64_t dst_extra;
+	enum thp_mode thp;
+	bool populate;
+	char *window;
+	uint64_t window_len;
+	char *src;
+	char *dst;
+};
+
+struct move_result {
+	uint64_t ns;
+	uint64_t pages_populated;
+	uint64_t anon_huge_kb;
+};
+
+struct line_reader {
+	int fd;
+	size_t len;		/* valid bytes in buf */
+	size_t pos;		/* start of the next unread line */
+	bool eof;
+	bool skipping;		/* dropping the tail of an overlong line */
+	char buf[LINE_BUF_SIZE + 1];
+};
+
+static uint64_t page_size;
+
+/* Static stdout buffer: no malloc()/brk() happens inside measured loops. */
+static char stdout_buf[64 * 1024];
+
+static const char usage_text[] =
+"Usage: " PROG_NAME " COMMAND [OPTIONS]\n"
+"\n"
+"Workload generator with exactly known geometry (ground truth for ptscope).\n"
+"SIZE and BYTES take an optional K, M or G suffix (powers of 1024).\n"
+"\n"
+"Commands:\n"
+"  mremap --size SIZE --align pud|pmd|page --count N\n"
+"         [--src-offset BYTES] [--dst-offset BYTES]\n"
+"         [--thp never|default|always] [--no-populate]\n"
+"      Map, populate and move a region N times with\n"
+"      mremap(MREMAP_MAYMOVE|MREMAP_FIXED) between fixed addresses:\n"
+"        pud   src and dst 1 GiB aligned\n"
+"        pmd   src and dst 2 MiB aligned, not 1 GiB aligned\n"
+"        page  src and dst page aligned, offsets differ mod 2 MiB\n"
+"      The offsets (page multiples) shift src/dst further.\n"
+"\n"
+"  grow --start SIZE --step SIZE --count N\n"
+"      Map SIZE bytes, then grow it N times by STEP with\n"
+"      mremap(MREMAP_MAYMOVE), touching every new page.\n"
+"\n"
+"  fault --size SIZE --count N [--thp never|default|always] [--align SIZE]\n"
+"      N times: map SIZE bytes aligned to --align (default 2M), touch\n"
+"      every 4 KiB, report AnonHugePages from /proc/self/smaps, unmap.\n"
+"\n"
+"  fail --count N\n"
+"      N mremap calls that fail with EINVAL (unaligned old address).\n"
+"\n"
+"  table [--size SIZE] [--runs N]\n"
+"      For pud, pmd and page alignment move a populated SIZE (default 1G)\n"
+"      region with MADV_NOHUGEPAGE, 1 warm-up + N (default 5) timed runs,\n"
+"      and print median/min microseconds and the ratio against pud.\n"
+"\n"
+"  --help\n"
+"      Show this help.\n"
+"\n"
+"--thp: never = MADV_NOHUGEPAGE, default = no madvise,\n"
+"       always = MADV_HUGEPAGE.\n"
+"Exit status: 0 success, 1 runtime failure, 2 bad usage.\n";
+
+static void print_usage(FILE *stream)
+{
+	fputs(usage_text, stream);
+}
+
+static void vreport(int errnum, const char *fmt, va_list ap)
+{
+	fprintf(stderr, PROG_NAME ": ");
+	vfprintf(stderr, fmt, ap);
+	if (errnum)
+		fprintf(stderr, ": %s", strerror(errnum));
+	fputc('\n', stderr);
+}
+
+/* Runtime failure caused by a syscall: message plus errno text. */
+static int fail_errno(const char *fmt, ...)
+{
+	int saved_errno = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(saved_errno, fmt, ap);
+	va_end(ap);
+	return EXIT_RUNTIME;
+}
+
+/* Runtime failure without an errno (e.g. data mismatch). */
+static int fail_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(0, fmt, ap);
+	va_end(ap);
+	return EXIT_RUNTIME;
+}
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(0, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	print_usage(stderr);
+	return EXIT_USAGE;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+/* Decimal number with an optional K/M/G suffix (powers of 1024). */
+static int parse_size(const char *text, uint64_t *out)
+{
+	unsigned long long value;
+	uint64_t multiplier = 1;
+	char *end;
+
+	if (!isdigit((unsigned char)text[0]))
+		return -1;
+	errno = 0;
+	value = strtoull(text, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		multiplier = KIB;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		multiplier = MIB;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		multiplier = GIB;
+		end++;
+		break;
+	}
+	if (*end || value > UINT64_MAX / multiplier)
+		return -1;
+	*out = value * multiplier;
+	return 0;
+}
+
+static int parse_count(const char *text, uint64_t *out)
+{
+	unsigned long long value;
+	char *end;
+
+	if (!isdigit((unsigned char)text[0]))
+		return -1;
+	errno = 0;
+	value = strtoull(text, &end, 10);
+	if (errno || *end || value > MAX_COUNT)
+		return -1;
+	*out = value;
+	return 0;
+}
+
+static int parse_thp(const char *text, enum thp_mode *out)
+{
+	if (!strcmp(text, "never"))
+		*out = THP_NEVER;
+	else if (!strcmp(text, "default"))
+		*out = THP_DEFAULT;
+	else if (!strcmp(text, "always"))
+		*out = THP_ALWAYS;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_align_mode(const char *text, enum align_mode *out)
+{
+	if (!strcmp(text, "pud"))
+		*out = ALIGN_PUD;
+	else if (!strcmp(text, "pmd"))
+		*out = ALIGN_PMD;
+	else if (!strcmp(text, "page"))
+		*out = ALIGN_PAGE;
+	else
+		return -1;
+	return 0;
+}
+
+static const char *opt_name(int code)
+{
+	switch (code) {
+	case OPT_SIZE:		return "--size";
+	case OPT_ALIGN:		return "--align";
+	case OPT_COUNT:		return "--count";
+	case OPT_SRC_OFFSET:	return "--src-offset";
+	case OPT_DST_OFFSET:	return "--dst-offset";
+	case OPT_THP:		return "--thp";
+	case OPT_START:		return "--start";
+	case OPT_STEP:		return "--step";
+	case OPT_RUNS:		return "--runs";
+	}
+	return "option";
+}
+
+/* Store one option's value; returns 0 or -1 for a malformed value. */
+static int store_option(struct bench_args *args, int code, const char *value)
+{
+	switch (code) {
+	case OPT_SIZE:
+		return parse_size(value, &args->size);
+	case OPT_COUNT:
+		return parse_count(value, &args->count);
+	case OPT_SRC_OFFSET:
+		return parse_size(value, &args->src_extra);
+	case OPT_DST_OFFSET:
+		return parse_size(value, &args->dst_extra);
+	case OPT_START:
+		return parse_size(value, &args->start);
+	case OPT_STEP:
+		return parse_size(value, &args->step);
+	case OPT_RUNS:
+		return parse_count(value, &args->runs);
+	case OPT_THP:
+		return parse_thp(value, &args->thp);
+	case OPT_ALIGN:
+		/* pud|pmd|page for mremap, a size for fault: checked later */
+		args->align_text = value;
+		return 0;
+	case OPT_NO_POPULATE:
+		args->populate = false;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * Parse the options of one subcommand.  argv[0] is the subcommand name.
+ * Returns 0, EXIT_USAGE after reporting, or -1 when help was requested.
+ */
+static int parse_args(int argc, char **argv, const struct option *longopts,
+		      struct bench_args *args)
+{
+	int code;
+
+	opterr = 0;
+	optind = 1;
+	while ((code = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (code == 'h' || code == OPT_HELP)
+			return -1;
+		if (code == '?')
+			return usage_error("%s: unknown option '%s'", argv[0],
+					   argv[optind - 1]);
+		if (code == ':')
+			return usage_error("%s: option '%s' needs a value",
+					   argv[0], argv[optind - 1]);
+		if (store_option(args, code, optarg))
+			return usage_error("%s: bad value '%s' for %s", argv[0],
+					   optarg, opt_name(code));
+		args->seen |= OPT_BIT(code);
+	}
+	if (optind < argc)
+		return usage_error("%s: unexpected argument '%s'", argv[0],
+				   argv[optind]);
+	return 0;
+}
+
+/* Returns EXIT_USAGE (after reporting) if a required option is missing. */
+static int require(const struct bench_args *args, const char *cmd, int code)
+{
+	if (args->seen & OPT_BIT(code))
+		return 0;
+	return usage_error("%s: %s is required", cmd, opt_name(code));
+}
+
+/* A byte count that must be a page multiple in [min, MAX_REGION]. */
+static int check_bytes(const char *cmd, int code, uint64_t value, uint64_t min)
+{
+	if (value < min || value > MAX_REGION || value % page_size)
+		return usage_error("%s: %s must be a multiple of %" PRIu64
+				   " between %" PRIu64 " and %llu bytes", cmd,
+				   opt_name(code), page_size, min, MAX_REGION);
+	return 0;
+}
+
+/* ------------------------------------------------------- memory helpers */
+
+static int apply_thp(char *addr, uint64_t len, enum thp_mode thp)
+{
+	if (thp == THP_NEVER)
+		return madvise(addr, len, MADV_NOHUGEPAGE);
+	if (thp == THP_ALWAYS)
+		return madvise(addr, len, MADV_HUGEPAGE);
+	return 0;
+}
+
+static uint64_t marker_for(uint64_t iteration, uint64_t page)
+{
+	return (MARKER_MAGIC << 32) ^ (iteration << 24) ^ page;
+}
+
+/* Write one marker word at the start of pages [first, first + count). */
+static void write_markers(char *base, uint64_t first, uint64_t count,
+			  uint64_t iteration)
+{
+	uint64_t page;
+
+	for (page = first; page < first + count; page++)
+		*(volatile uint64_t *)(base + page * page_size) =
+			marker_for(iteration, page);
+}
+
+/* Check markers of pages [first, first + count); 0 if all match. */
+static int check_markers(const char *base, uint64_t first, uint64_t count,
+			 uint64_t iteration)
+{
+	uint64_t page, found, expected;
+	const char *where;
+
+	for (page = first; page < first + count; page++) {
+		where = base + page * page_size;
+		found = *(const volatile uint64_t *)where;
+		expected = marker_for(iteration, page);
+		if (found != expected)
+			return fail_msg("marker mismatch at %p (page %" PRIu64
+					"): found 0x%016" PRIx64
+					", expected 0x%016" PRIx64,
+					(const void *)where, page, found,
+					expected);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------- smaps reader */
+
+static int reader_fill(struct line_reader *lr)
+{
+	ssize_t got;
+
+	if (lr->pos) {
+		memmove(lr->buf, lr->buf + lr->pos, lr->len - lr->pos);
+		lr->len -= lr->pos;
+		lr->pos = 0;
+	}
+	do {
+		got = read(lr->fd, lr->buf + lr->len, LINE_BUF_SIZE - lr->len);
+	} while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return -1;
+	if (got == 0)
+		lr->eof = true;
+	lr->len += (size_t)got;
+	return 0;
+}
+
+/*
+ * Next line without its newline: 1 and *line set, 0 at end of file, -1 on
+ * read error.  Overlong lines are cut to LINE_BUF_SIZE bytes.  No memory
+ * is allocated, so reading smaps never adds or changes a mapping.
+ */
+static int reader_next(struct line_reader *lr, char **line)
+{
+	char *start, *newline;
+
+	for (;;) {
+		start = lr->buf + lr->pos;
+		newline = memchr(start, '\n', lr->len - lr->pos);
+		if (newline) {
+			*newline = '\0';
+			lr->pos = (size_t)(newline + 1 - lr->buf);
+			if (lr->skipping) {
+				lr->skipping = false;
+				continue;
+			}
+			*line = start;
+			return 1;
+		}
+		if (lr->eof) {
+			if (lr->pos == lr->len || lr->skipping)
+				return 0;
+			lr->buf[lr->len] = '\0';
+			lr->pos = lr->len;
+			*line = start;
+			return 1;
+		}
+		if (lr->len - lr->pos == LINE_BUF_SIZE) {
+			bool was_skipping = lr->skipping;
+
+			lr->buf[lr->len] = '\0';
+			lr->pos = lr->len;
+			lr->skipping = true;
+			if (!was_skipping) {
+				*line = start;
+				return 1;
+			}
+		}
+		if (reader_fill(lr))
+			return -1;
+	}
+}
+
+/* "start-end perms ..." line that opens a VMA block in smaps. */
+static bool parse_vma_header(const char *line, uintptr_t *start,
+			     uintptr_t *end)
+{
+	char *rest;
+
+	if (!isxdigit((unsigned char)line[0]))
+		return false;
+	*start = strtoull(line, &rest, 16);
+	if (*rest != '-')
+		return false;
+	*end = strtoull(rest + 1, &rest, 16);
+	return *rest == ' ';
+}
+
+/* Sum AnonHugePages (kB) of every VMA overlapping [start, end). */
+static int smaps_anon_huge_kb(const char *start, const char *end,
+			      uint64_t *kb_out)
+{
+	static const char key[] = "AnonHugePages:";
+	struct line_reader lr = { .fd = -1 };
+	uintptr_t vm_start, vm_end;
+	uint64_t total_kb = 0;
+	bool in_range = false;
+	int got, saved_errno;
+	char *line;
+
+	lr.fd = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC);
+	if (lr.fd < 0)
+		return -1;
+	while ((got = reader_next(&lr, &line)) > 0) {
+		if (parse_vma_header(line, &vm_start, &vm_end)) {
+			in_range = vm_start < (uintptr_t)end &&
+				   vm_end > (uintptr_t)start;
+			continue;
+		}
+		if (in_range && !strncmp(line, key, sizeof(key) - 1))
+			total_kb += strtoull(line + sizeof(key) - 1, NULL, 10);
+	}
+	saved_errno = errno;
+	close(lr.fd);
+	if (got < 0) {
+		errno = saved_errno;
+		return -1;
+	}
+	*kb_out = total_kb;
+	return 0;
+}
+
+/* --------------------------------------------------------------- mremap */
+
+static uint64_t align_src_delta(enum align_mode align)
+{
+	if (align == ALIGN_PMD)
+		return PMD_SPAN;
+	if (align == ALIGN_PAGE)
+		return page_size;	/* 4K on x86_64 */
+	return 0;
+}
+
+static uint64_t align_dst_delta(enum align_mode align)
+{
+	if (align == ALIGN_PMD)
+		return 2 * PMD_SPAN;
+	if (align == ALIGN_PAGE)
+		return 2 * page_size;	/* 8K on x86_64 */
+	return 0;
+}
+
+/*
+ * Reserve the VA window and place src/dst in it:
+ *
+ *   base    = first 1 GiB boundary at least one page into the window
+ *   src     = base + src_delta + src_extra
+ *   dstbase = base + roundup(size, 1G) + 1G + roundup(src_extra, 1G)
+ *   dst     = dstbase + dst_delta + dst_extra
+ *
+ * The window has 1 GiB of slack below base and a 1 GiB guard after dst,
+ * i.e. 2 * roundup(size, 1G) + 3G without offsets.  The destination range
+ * is unmapped again so that it is a hole before the first move.
+ */
+static int plan_setup(struct move_plan *plan)
+{
+	uint64_t dstbase_rel, dst_rel, base;
+
+	dstbase_rel = ALIGN_UP(plan->size, PUD_SPAN) + PUD_SPAN +
+		      ALIGN_UP(plan->src_extra, PUD_SPAN);
+	dst_rel = dstbase_rel + align_dst_delta(plan->align) + plan->dst_extra;
+	plan->window_len = PUD_SPAN + ALIGN_UP(dst_rel + plan->size, PUD_SPAN) +
+			   PUD_SPAN;
+	plan->window = mmap(NULL, plan->window_len, PROT_NONE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (plan->window == MAP_FAILED) {
+		plan->window = NULL;
+		return fail_errno("mmap reserve window of %" PRIu64 " bytes",
+				  plan->window_len);
+	}
+	base = ALIGN_UP((uintptr_t)plan->window + page_size, PUD_SPAN);
+	plan->src = (char *)(uintptr_t)(base + align_src_delta(plan->align) +
+					plan->src_extra);
+	plan->dst = (char *)(uintptr_t)(base + dst_rel);
+	if (munmap(plan->dst, plan->size))
+		return fail_errno("munmap destination hole %p",
+				  (void *)plan->dst);
+	return 0;
+}
+
+static void plan_teardown(struct move_plan *plan)
+{
+	if (plan->window)
+		munmap(plan->window, plan->window_len);
+	plan->window = NULL;
+}
+
+/* Map the source, madvise it, populate it and measure its THP usage. */
+static int prepare_source(const struct move_plan *plan, uint64_t iteration,
+			  struct move_result *result)
+{
+	uint64_t pages = plan->size / page_size;
+	void *mapped;
+
+	mapped = mmap(plan->src, plan->size, PROT_READ | PROT_WRITE,
+		      MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mapped == MAP_FAILED)
+		return fail_errno("mmap source at %p", (void *)plan->src);
+	if (apply_thp(plan->src, plan->size, plan->thp))
+		return fail_errno("madvise source at %p", (void *)plan->src);
+	result->pages_populated = 0;
+	if (plan->populate) {
+		write_markers(plan->src, 0, pages, iteration);
+		result->pages_populated = pages;
+	}
+	result->anon_huge_kb = 0;
+	if (plan->thp == THP_ALWAYS &&
+	    smaps_anon_huge_kb(plan->src, plan->src + plan->size,
+			       &result->anon_huge_kb))
+		return fail_errno("read /proc/self/smaps");
+	return 0;
+}
+
+/* One full cycle: map + populate src, move it to dst, verify, unmap dst. */
+static int move_once(const struct move_plan *plan, uint64_t iteration,
+		     struct move_result *result)
+{
+	uint64_t before, after;
+	void *moved;
+	int ret;
+
+	ret = prepare_source(plan, iteration, result);
+	if (ret)
+		return ret;
+
+	before = now_ns();
+	moved = mremap(plan->src, plan->size, plan->size,
+		       MREMAP_MAYMOVE | MREMAP_FIXED, plan->dst);
+	after = now_ns();
+	if (moved == MAP_FAILED)
+		return fail_errno("mremap %p -> %p (%" PRIu64 " bytes)",
+				  (void *)plan->src, (void *)plan->dst,
+				  plan->size);
+	result->ns = after - before;
+	if (moved != plan->dst) {
+		munmap(moved, plan->size);
+		return fail_msg("mremap returned %p, expected %p", moved,
+				(void *)plan->dst);
+	}
+	if (plan->populate)
+		ret = check_markers(plan->dst, 0, plan->size / page_size,
+				    iteration);
+	if (munmap(plan->dst, plan->size) && !ret)
+		ret = fail_errno("munmap destination %p", (void *)plan->dst);
+	return ret;
+}
+
+static int run_mremap_loop(struct move_plan *plan, uint64_t count)
+{
+	struct move_result result;
+	uint64_t iteration, pages_total = 0;
+	int ret;
+
+	ret = plan_setup(plan);
+	if (ret)
+		goto cleanup;
+	for (iteration = 0; iteration < count; iteration++) {
+		ret = move_once(plan, iteration, &result);
+		if (ret)
+			goto cleanup;
+		pages_total += result.pages_populated;
+		if (plan->thp == THP_ALWAYS)
+			printf("anon_huge_kb=%" PRIu64 "\n",
+			       result.anon_huge_kb);
+		printf("mremap size=%" PRIu64 " src=0x%" PRIxPTR " dst=0x%"
+		       PRIxPTR " ns=%" PRIu64 "\n", plan->size,
+		       (uintptr_t)plan->src, (uintptr_t)plan->dst, result.ns);
+	}
+	printf("mremap_calls=%" PRIu64 " bytes=%" PRIu64
+	       " pages_populated=%" PRIu64 "\n", count, count * plan->size,
+	       pages_total);
+cleanup:
+	plan_teardown(plan);
+	return ret;
+}
+
+static int cmd_mremap(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "size",	 required_argument, NULL, OPT_SIZE },
+		{ "align",	 required_argument, NULL, OPT_ALIGN },
+		{ "count",	 required_argument, NULL, OPT_COUNT },
+		{ "src-offset",	 required_argument, NULL, OPT_SRC_OFFSET },
+		{ "dst-offset",	 required_argument, NULL, OPT_DST_OFFSET },
+		{ "thp",	 required_argument, NULL, OPT_THP },
+		{ "no-populate", no_argument,	    NULL, OPT_NO_POPULATE },
+		{ "help",	 no_argument,	    NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct bench_args args = { .thp = THP_DEFAULT, .populate = true };
+	struct move_plan plan = { 0 };
+	int ret;
+
+	ret = parse_args(argc, argv, longopts, &args);
+	if (ret)
+		goto out;
+	ret = require(&args, "mremap", OPT_SIZE) ?:
+	      require(&args, "mremap", OPT_ALIGN) ?:
+	      require(&args, "mremap", OPT_COUNT) ?:
+	      check_bytes("mremap", OPT_SIZE, args.size, page_size) ?:
+	      check_bytes("mremap", OPT_SRC_OFFSET, args.src_extra, 0) ?:
+	      check_bytes("mremap", OPT_DST_OFFSET, args.dst_extra, 0);
+	if (ret)
+		goto out;
+	if (parse_align_mode(args.align_text, &plan.align)) {
+		ret = usage_error("mremap: --align must be pud, pmd or page");
+		goto out;
+	}
+	plan.size = args.size;
+	plan.src_extra = args.src_extra;
+	plan.dst_extra = args.dst_extra;
+	plan.thp = args.thp;
+	plan.populate = args.populate;
+	ret = run_mremap_loop(&plan, args.count);
+out:
+	return ret;
+}
+
+/* ----------------------------------------------------------------- grow */
+
+/* Grow once; prints the call and updates *region / *region_len. */
+static int grow_once(char **region, uint64_t *region_len, uint64_t step,
+		     bool *moved)
+{
+	uint64_t old_pages = *region_len / page_size;
+	uint64_t step_pages = step / page_size;
+	char *old = *region, *grown;
+	int ret;
+
+	grown = mremap(old, *region_len, *region_len + step, MREMAP_MAYMOVE);
+	if (grown == MAP_FAILED)
+		return fail_errno("mremap grow %p from %" PRIu64 " to %" PRIu64
+				  " bytes", (void *)old, *region_len,
+				  *region_len + step);
+	*region = grown;
+	*moved = grown != old;
+	ret = check_markers(grown, 0, 1, 0) ?:
+	      check_markers(grown, old_pages - 1, 1, 0);
+	if (ret)
+		return ret;
+	write_markers(grown, old_pages, step_pages, 0);
+	printf("grow old=0x%" PRIxPTR " new=0x%" PRIxPTR " old_size=%" PRIu64
+	       " new_size=%" PRIu64 " moved=%d\n", (uintptr_t)old,
+	       (uintptr_t)grown, *region_len, *region_len + step, *moved);
+	*region_len += step;
+	return 0;
+}
+
+static int run_grow(uint64_t start, uint64_t step, uint64_t count)
+{
+	uint64_t region_len = start, call, moved_calls = 0;
+	bool moved = false;
+	char *region = NULL;
+	int ret = 0;
+
+	region = mmap(NULL, start, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (region == MAP_FAILED)
+		return fail_errno("mmap %" PRIu64 " bytes", start);
+	write_markers(region, 0, start / page_size, 0);
+	for (call = 0; call < count; call++) {
+		ret = grow_once(&region, &region_len, step, &moved);
+		if (ret)
+			goto cleanup;
+		moved_calls += moved;
+	}
+	printf("mremap_calls=%" PRIu64 " moved=%" PRIu64 " in_place=%" PRIu64
+	       "\n", count, moved_calls, count - moved_calls);
+cleanup:
+	munmap(region, region_len);
+	return ret;
+}
+
+static int cmd_grow(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "start", required_argument, NULL, OPT_START },
+		{ "step",  required_argument, NULL, OPT_STEP },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "help",  no_argument,	      NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct bench_args args = { 0 };
+	int ret;
+
+	ret = parse_args(argc, argv, longopts, &args);
+	if (ret)
+		return ret;
+	ret = require(&args, "grow", OPT_START) ?:
+	      require(&args, "grow", OPT_STEP) ?:
+	      require(&args, "grow", OPT_COUNT) ?:
+	      check_bytes("grow", OPT_START, args.start, page_size) ?:
+	      check_bytes("grow", OPT_STEP, args.step, page_size);
+	if (ret)
+		return ret;
+	if (args.count && args.step > (MAX_REGION - args.start) / args.count)
+		return usage_error("grow: final size above %llu bytes",
+				   MAX_REGION);
+	return run_grow(args.start, args.step, args.count);
+}
+
+/* ---------------------------------------------------------------- fault */
+
+/*
+ * Map len bytes aligned to align: over-reserve by align plus one page and
+ * trim both ends, so the region has a hole on each side and cannot merge
+ * with a neighbouring VMA.
+ */
+static int map_aligned(uint64_t len, uint64_t align, char **out)
+{
+	uint64_t reserve_len = len + align + page_size;
+	uintptr_t raw, start, end;
+	void *mapped;
+
+	mapped = mmap(NULL, reserve_len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mapped == MAP_FAILED)
+		return fail_errno("mmap %" PRIu64 " bytes", reserve_len);
+	raw = (uintptr_t)mapped;
+	start = ALIGN_UP(raw + page_size, align);
+	end = start + len;
+	if (munmap(mapped, start - raw) ||
+	    (raw + reserve_len > end &&
+	     munmap((void *)end, raw + reserve_len - end)))
+		return fail_errno("munmap alignment slack");
+	*out = (char *)start;
+	return 0;
+}
+
+static int fault_once(uint64_t len, uint64_t align, enum thp_mode thp)
+{
+	uint64_t offset, anon_huge_kb;
+	char *region = NULL;
+	int ret;
+
+	ret = map_aligned(len, align, &region);
+	if (ret)
+		return ret;
+	if (apply_thp(region, len, thp)) {
+		ret = fail_errno("madvise %p", (void *)region);
+		goto cleanup;
+	}
+	for (offset = 0; offset < len; offset += TOUCH_STRIDE)
+		*(volatile char *)(region + offset) = 1;
+	if (smaps_anon_huge_kb(region, region + len, &anon_huge_kb)) {
+		ret = fail_errno("read /proc/self/smaps");
+		goto cleanup;
+	}
+	printf("fault size=%" PRIu64 " anon_huge_kb=%" PRIu64 "\n", len,
+	       anon_huge_kb);
+cleanup:
+	if (munmap(region, len) && !ret)
+		ret = fail_errno("munmap %p", (void *)region);
+	return ret;
+}
+
+static int cmd_fault(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "size",  required_argument, NULL, OPT_SIZE },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "thp",   required_argument, NULL, OPT_THP },
+		{ "align", required_argument, NULL, OPT_ALIGN },
+		{ "help",  no_argument,	      NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct bench_args args = {
+		.thp = THP_DEFAULT,
+		.fault_align = PMD_SPAN,
+	};
+	uint64_t region;
+	int ret;
+
+	ret = parse_args(argc, argv, longopts, &args);
+	if (ret)
+		return ret;
+	ret = require(&args, "fault", OPT_SIZE) ?:
+	      require(&args, "fault", OPT_COUNT) ?:
+	      check_bytes("fault", OPT_SIZE, args.size, page_size);
+	if (ret)
+		return ret;
+	if (args.align_text &&
+	    (parse_size(args.align_text, &args.fault_align) ||
+	     args.fault_align < page_size || args.fault_align > MAX_REGION ||
+	     (args.fault_align & (args.fault_align - 1))))
+		return usage_error("fault: --align must be a power of two "
+				   "between %" PRIu64 " and %llu bytes",
+				   page_size, MAX_REGION);
+	for (region = 0; region < args.count; region++) {
+		ret = fault_once(args.size, args.fault_align, args.thp);
+		if (ret)
+			return ret;
+	}
+	printf("fault_regions=%" PRIu64 " bytes_touched=%" PRIu64 "\n",
+	       args.count, args.count * args.size);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- table */
+
+struct table_row {
+	const char *name;
+	enum align_mode align;
+	uint64_t median_ns;
+	uint64_t min_ns;
+};
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One warm-up move, then runs timed moves; fills median and minimum. */
+static int time_alignment(struct table_row *row, uint64_t size, uint64_t runs)
+{
+	static uint64_t samples[MAX_RUNS];
+	struct move_plan plan = {
+		.size = size,
+		.align = row->align,
+		.thp = THP_NEVER,
+		.populate = true,
+	};
+	struct move_result result;
+	uint64_t run;
+	int ret;
+
+	ret = plan_setup(&plan);
+	if (ret)
+		goto cleanup;
+	for (run = 0; run <= runs; run++) {
+		ret = move_once(&plan, run, &result);
+		if (ret)
+			goto cleanup;
+		if (run)
+			samples[run - 1] = result.ns;
+	}
+	qsort(samples, runs, sizeof(samples[0]), compare_u64);
+	row->min_ns = samples[0];
+	row->median_ns = runs % 2 ? samples[runs / 2] :
+			 (samples[runs / 2 - 1] + samples[runs / 2]) / 2;
+cleanup:
+	plan_teardown(&plan);
+	return ret;
+}
+
+static void print_table(const struct table_row *rows, size_t nrows)
+{
+	uint64_t pud_ns = rows[0].median_ns, ratio_x100;
+	size_t i;
+
+	printf("%-5s  %12s  %12s  %12s\n", "align", "median_us", "min_us",
+	       "ratio_vs_pud");
+	for (i = 0; i < nrows; i++) {
+		printf("%-5s  %10" PRIu64 ".%01" PRIu64 "  %10" PRIu64 ".%01"
+		       PRIu64, rows[i].name, rows[i].median_ns / 1000,
+		       rows[i].median_ns % 1000 / 100, rows[i].min_ns / 1000,
+		       rows[i].min_ns % 1000 / 100);
+		if (!pud_ns) {
+			printf("  %12s\n", "n/a");
+			continue;
+		}
+		ratio_x100 = (rows[i].median_ns * 100 + pud_ns / 2) / pud_ns;
+		printf("  %9" PRIu64 ".%02" PRIu64 "\n", ratio_x100 / 100,
+		       ratio_x100 % 100);
+	}
+}
+
+static int cmd_table(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "runs", required_argument, NULL, OPT_RUNS },
+		{ "help", no_argument,	     NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct table_row rows[] = {
+		{ .name = "pud",  .align = ALIGN_PUD },
+		{ .name = "pmd",  .align = ALIGN_PMD },
+		{ .name = "page", .align = ALIGN_PAGE },
+	};
+	struct bench_args args = { .size = GIB, .runs = 5 };
+	size_t i;
+	int ret;
+
+	ret = parse_args(argc, argv, longopts, &args);
+	if (ret)
+		return ret;
+	ret = check_bytes("table", OPT_SIZE, args.size, page_size);
+	if (ret)
+		return ret;
+	if (args.runs < 1 || args.runs > MAX_RUNS)
+		return usage_error("table: --runs must be between 1 and %d",
+				   MAX_RUNS);
+	printf("# size=%" PRIu64 " runs=%" PRIu64
+	       " warmup=1 thp=never populated=yes (user-side timing)\n",
+	       args.size, args.runs);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ret = time_alignment(&rows[i], args.size, args.runs);
+		if (ret)
+			return ret;
+	}
+	print_table(rows, sizeof(rows) / sizeof(rows[0]));
+	return 0;
+}
+
+/* ----------------------------------------------------------------- main */
+
+/* mremap() rejects an old address that is not page aligned (EINVAL). */
+static int run_fail(uint64_t count)
+{
+	uint64_t i, failed = 0;
+	void *ret;
+
+	for (i = 0; i < count; i++) {
+		ret = mremap((void *)(uintptr_t)(page_size + 1), page_size,
+			     2 * page_size, MREMAP_MAYMOVE);
+		if (ret == MAP_FAILED && errno == EINVAL)
+			failed++;
+	}
+	printf("mremap_calls=%" PRIu64 " failed=%" PRIu64 "\n", count, failed);
+	return failed == count ? 0 : fail_errno("mremap did not fail as expected");
+}
+
+static int cmd_fail(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "help",  no_argument,	      NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct bench_args args = { 0 };
+	int ret;
+
+	ret = parse_args(argc, argv, longopts, &args);
+	if (ret)
+		return ret;
+	ret = require(&args, "fail", OPT_COUNT);
+	if (ret)
+		return ret;
+	return run_fail(args.count);
+}
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ "mremap", cmd_mremap },
+	{ "grow",   cmd_grow },
+	{ "fault",  cmd_fault },
+	{ "fail",   cmd_fail },
+	{ "table",  cmd_table },
+};
+
+int main(int argc, char **argv)
+{
+	long sys_page_size = sysconf(_SC_PAGESIZE);
+	size_t i;
+	int ret;
+
+	if (sys_page_size <= 0)
+		return fail_errno("sysconf(_SC_PAGESIZE)");
+	page_size = (uint64_t)sys_page_size;
+	setvbuf(stdout, stdout_buf, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF,
+		sizeof(stdout_buf));
+
+	if (argc < 2)
+		return usage_error("missing command");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		print_usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		ret = commands[i].run(argc - 1, argv + 1);
+		if (ret < 0) {
+			print_usage(stdout);
+			ret = 0;
+		}
+		if (fflush(stdout) && !ret)
+			ret = fail_errno("write stdout");
+		return ret;
+	}
+	return usage_error("unknown command '%s'", argv[1]);
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Types shared by the BPF programs (bpf/) and the frontend (src/).
+ *
+ * Counters are cumulative and never reset in the kernel: user space
+ * subtracts two snapshots to get a rate, so several views can read the
+ * same maps at once.
+ */
+#ifndef PTSCOPE_PTSCOPE_H
+#define PTSCOPE_PTSCOPE_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define PTS_COMM_LEN		16
+/* log2 histogram: slot i holds values in [2^i, 2^(i+1)); slot 0 also holds 0 */
+#define PTS_HIST_SLOTS		64
+/* folio orders 0..PTS_MAX_ORDER-1 (2 MB is order 9 with 4 KB pages) */
+#define PTS_MAX_ORDER		16
+/* khugepaged result codes (enum scan_result) kept; larger ones clamp */
+#define PTS_COLLAPSE_STATUSES	64
+
+/*
+ * How an mremap call's source and destination line up.  A PUD (or PMD)
+ * move is only possible when both addresses have the same offset within
+ * a PUD (PMD) and the moved range covers at least one whole PUD (PMD)
+ * entry: move_page_tables() walks source and destination together and
+ * only moves a whole entry when both sit on its boundary (get_extent()).
+ */
+enum pts_mremap_class {
+	PTS_MREMAP_PUD = 0,	/* moved, a PUD-level move was possible */
+	PTS_MREMAP_PMD,		/* moved, PMD-level but no PUD-level move possible */
+	PTS_MREMAP_PTE,		/* moved, only PTE-level moves possible */
+	PTS_MREMAP_INPLACE,	/* resized in place: no page tables moved */
+	PTS_MREMAP_FAILED,	/* returned an error */
+	PTS_MREMAP_CLASSES,
+};
+
+/* indexes into struct pts_counters.v */
+enum pts_counter {
+	PTS_C_MREMAP_CALLS = 0,
+	PTS_C_MREMAP_OLD_BYTES = PTS_C_MREMAP_CALLS + PTS_MREMAP_CLASSES,
+	PTS_C_MREMAP_NEW_BYTES = PTS_C_MREMAP_OLD_BYTES + PTS_MREMAP_CLASSES,
+	PTS_C_MPT_CALLS = PTS_C_MREMAP_NEW_BYTES + PTS_MREMAP_CLASSES,
+	PTS_C_MPT_BYTES_REQUESTED,
+	PTS_C_MPT_BYTES_MOVED,
+	PTS_C_MPT_PARTIAL,	/* moved less than requested */
+	PTS_C_MPT_STACK,	/* exec stack relocation (for_stack) */
+	PTS_C_FAULT_ALLOC,	/* + order */
+	PTS_C_FAULT_FALLBACK = PTS_C_FAULT_ALLOC + PTS_MAX_ORDER,	/* + order */
+	PTS_C_COLLAPSE = PTS_C_FAULT_FALLBACK + PTS_MAX_ORDER,	/* + status */
+	PTS_C_DROP_START_MAP = PTS_C_COLLAPSE + PTS_COLLAPSE_STATUSES,
+	PTS_C_DROP_PROC_MAP,
+	PTS_C_DROP_TRACED_MAP,
+	PTS_NR_COUNTERS,
+};
+
+/* indexes into struct pts_hists.h */
+enum pts_hist_id {
+	PTS_H_MREMAP_NS = 0,	/* + enum pts_mremap_class */
+	PTS_H_MPT_NS = PTS_H_MREMAP_NS + PTS_MREMAP_CLASSES,
+	PTS_NR_HISTS,
+};
+
+struct pts_hist {
+	__u64 slots[PTS_HIST_SLOTS];
+	__u64 count;
+	__u64 sum;
+};
+
+/* value of the single-entry per-CPU array "counters" */
+struct pts_counters {
+	__u64 v[PTS_NR_COUNTERS];
+};
+
+/* value of the single-entry per-CPU array "hists" */
+struct pts_hists {
+	struct pts_hist h[PTS_NR_HISTS];
+};
+
+/* value of the "procs" hash, keyed by tgid */
+struct pts_proc {
+	char comm[PTS_COMM_LEN];
+	__u64 mremap_calls[PTS_MREMAP_CLASSES];
+	__u64 mremap_old_bytes[PTS_MREMAP_CLASSES];
+	__u64 mremap_ns;
+	__u64 fault_alloc[PTS_MAX_ORDER];
+	__u64 fault_fallback[PTS_MAX_ORDER];
+};
+
+/* read-only configuration, set by the frontend before load */
+struct pts_config {
+	__u32 filter_tgid;		/* 0: any process */
+	__u32 filter_traced;		/* 1: only tgids in the "traced" map */
+	char filter_comm[PTS_COMM_LEN];	/* empty: any command */
+	__u64 pmd_size;
+	__u64 pud_size;
+	/* gfp bits that mark an anonymous THP/mTHP fault allocation */
+	__u64 thp_gfp_mask;
+};
+
+#define PTS_MAX_PROCS		10240
+#define PTS_MAX_INFLIGHT	10240
+#define PTS_MAX_TRACED		10240
+
+#endif /* PTSCOPE_PTSCOPE_H */

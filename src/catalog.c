@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What ptscope measures and every way it knows to measure it, best first.
+ * Inlining notes come from ../shared/reference/kernel-notes.md and were
+ * checked against /proc/kallsyms of the kernels we test on.
+ */
+#include <string.h>
+#include "catalog.h"
+
+static const char *const path_kind_names[PTS_PATH_KINDS] = {
+	[PTS_PATH_PATCHED] = "patched",
+	[PTS_PATH_FENTRY] = "fentry",
+	[PTS_PATH_KPROBE] = "kprobe",
+	[PTS_PATH_TRACEPOINT] = "tracepoint",
+};
+
+const char *path_kind_name(enum pts_path_kind kind)
+{
+	if (kind >= PTS_PATH_KINDS)
+		return "?";
+	return path_kind_names[kind];
+}
+
+int path_kind_parse(const char *name, enum pts_path_kind *kind)
+{
+	int i;
+
+	for (i = 0; i < PTS_PATH_KINDS; i++) {
+		if (!strcmp(name, path_kind_names[i])) {
+			*kind = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+#define LEVELS_TODO "level breakdown is issue #3 (markers) and #5 (patched tracepoints)"
+#define FAULT_TODO "fault-path fentry/kprobe is issue #4"
+
+const struct pts_metric pts_catalog[] = {
+	{
+		.name = "mremap.calls",
+		.desc = "mremap calls: geometry, result, latency by alignment class",
+		.nr_cands = 2,
+		.cands = {
+			{
+				.kind = PTS_PATH_TRACEPOINT,
+				.label = "tracepoint syscalls:sys_{enter,exit}_mremap",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mremap_tp_enter", "mremap_tp_exit" },
+				.reqs = {
+					{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_enter_mremap" },
+					{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_exit_mremap" },
+				},
+			},
+			{
+				.kind = PTS_PATH_TRACEPOINT,
+				.label = "tp_btf raw_syscalls:sys_{enter,exit} (filtered by nr)",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mremap_btf_enter", "mremap_btf_exit" },
+				.reqs = {
+					{ PTS_REQ_BTF_TRACE, "sys_enter" },
+					{ PTS_REQ_BTF_TRACE, "sys_exit" },
+				},
+			},
+		},
+	},
+	{
+		.name = "mremap.move_page_tables",
+		.desc = "move_page_tables calls: bytes requested vs moved, latency",
+		.nr_cands = 5,
+		.cands = {
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry/fexit move_page_tables(pmc) [6.15+]",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mpt_fentry_pmc", "mpt_fexit_pmc" },
+				.reqs = {
+					{ PTS_REQ_ARG0_STRUCT, "move_page_tables", "pagetable_move_control" },
+					{ PTS_REQ_FENTRY, "move_page_tables" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry/fexit move_page_tables(7 args) [6.7-6.14]",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mpt_fentry_scalar7", "mpt_fexit_scalar7" },
+				.reqs = {
+					{ PTS_REQ_NARGS, "move_page_tables", NULL, 7 },
+					{ PTS_REQ_FENTRY, "move_page_tables" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry/fexit move_page_tables(6 args) [<6.7]",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mpt_fentry_scalar", "mpt_fexit_scalar" },
+				.reqs = {
+					{ PTS_REQ_NARGS, "move_page_tables", NULL, 6 },
+					{ PTS_REQ_FENTRY, "move_page_tables" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe/kretprobe move_page_tables(pmc)",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mpt_kprobe_pmc", "mpt_kretprobe" },
+				.reqs = {
+					{ PTS_REQ_ARG0_STRUCT, "move_page_tables", "pagetable_move_control" },
+					{ PTS_REQ_KPROBE, "move_page_tables" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe/kretprobe move_page_tables(scalar args)",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mpt_kprobe_scalar", "mpt_kretprobe" },
+				.reqs = {
+					{ PTS_REQ_NOT_ARG0_STRUCT, "move_page_tables", "pagetable_move_control" },
+					{ PTS_REQ_KPROBE, "move_page_tables" },
+				},
+			},
+		},
+	},
+	{
+		.name = "mremap.levels",
+		.desc = "entries moved per level: PUD, PMD, huge PMD, PTE",
+		.nr_cands = 4,
+		.cands = {
+			{
+				.kind = PTS_PATH_PATCHED,
+				.label = "tp_btf mremap:move_pgt_entry + mremap:move_ptes",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.todo = LEVELS_TODO,
+				.reqs = {
+					{ PTS_REQ_BTF_TRACE, "mremap_move_pgt_entry" },
+					{ PTS_REQ_BTF_TRACE, "mremap_move_ptes" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry move_pgt_entry",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.todo = LEVELS_TODO,
+				.reqs = {
+					{ PTS_REQ_SYMBOL, "move_pgt_entry" },
+					{ PTS_REQ_FENTRY, "move_pgt_entry" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry markers inside move_page_tables (get_old_pud, move_huge_pmd, ...)",
+				.exact = false,
+				.inferred_from = "out-of-line helpers called by the inlined levels",
+				.obj = PTS_OBJ_MREMAP,
+				.todo = LEVELS_TODO,
+				.reqs = {
+					{ PTS_REQ_FENTRY, "move_page_tables" },
+					{ PTS_REQ_FENTRY, "move_huge_pmd" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe markers inside move_page_tables",
+				.exact = false,
+				.inferred_from = "out-of-line helpers called by the inlined levels",
+				.obj = PTS_OBJ_MREMAP,
+				.todo = LEVELS_TODO,
+				.reqs = {
+					{ PTS_REQ_KPROBE, "move_page_tables" },
+					{ PTS_REQ_KPROBE, "move_huge_pmd" },
+				},
+			},
+		},
+	},
+	{
+		.name = "thp.fault_alloc",
+		.desc = "anonymous hugepage fault allocations and fallbacks by order",
+		.nr_cands = 3,
+		.cands = {
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fexit do_huge_pmd_anonymous_page + vma_alloc_folio",
+				.exact = true,
+				.obj = PTS_OBJ_THP,
+				.todo = FAULT_TODO,
+				.reqs = {
+					{ PTS_REQ_FENTRY, "do_huge_pmd_anonymous_page" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kretprobe do_huge_pmd_anonymous_page + vma_alloc_folio",
+				.exact = true,
+				.obj = PTS_OBJ_THP,
+				.todo = FAULT_TODO,
+				.reqs = {
+					{ PTS_REQ_KPROBE, "do_huge_pmd_anonymous_page" },
+				},
+			},
+			{
+				.kind = PTS_PATH_TRACEPOINT,
+				.label = "tp_btf kmem:mm_page_alloc (order, THP gfp mask, user task)",
+				.exact = false,
+				.inferred_from = "page allocations of order >= 2 with vma_thp_gfp_mask() bits; order 0 and memcg charge fallbacks not visible",
+				.obj = PTS_OBJ_THP,
+				.progs = { "thp_page_alloc" },
+				.reqs = {
+					{ PTS_REQ_BTF_TRACE, "mm_page_alloc" },
+				},
+			},
+		},
+	},
+	{
+		.name = "thp.collapse",
+		.desc = "khugepaged collapse attempts by result (system-wide)",
+		.nr_cands = 1,
+		.cands = {
+			{
+				.kind = PTS_PATH_TRACEPOINT,
+				.label = "tp_btf huge_memory:mm_collapse_huge_page",
+				.exact = true,
+				.obj = PTS_OBJ_THP,
+				.progs = { "thp_collapse" },
+				.reqs = {
+					{ PTS_REQ_BTF_TRACE, "mm_collapse_huge_page" },
+				},
+			},
+		},
+	},
+	{
+		.name = "task.follow_fork",
+		.desc = "follow the children of a traced command",
+		.internal = true,
+		.nr_cands = 1,
+		.cands = {
+			{
+				.kind = PTS_PATH_TRACEPOINT,
+				.label = "tp_btf sched:sched_process_fork",
+				.exact = true,
+				.obj = PTS_OBJ_TASK,
+				.progs = { "task_fork" },
+				.reqs = {
+					{ PTS_REQ_BTF_TRACE, "sched_process_fork" },
+				},
+			},
+		},
+	},
+};
+
+const int pts_catalog_len = sizeof(pts_catalog) / sizeof(pts_catalog[0]);
+
+const struct pts_metric *catalog_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < pts_catalog_len; i++)
+		if (!strcmp(pts_catalog[i].name, name))
+			return &pts_catalog[i];
+	return NULL;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The metric catalog: each metric lists candidate probe sets in order of
+ * preference; the engine picks the first the running kernel supports.
+ */
+#ifndef PTSCOPE_CATALOG_H
+#define PTSCOPE_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum pts_path_kind {
+	PTS_PATH_PATCHED = 0,	/* tracepoints added by kernel/ patches */
+	PTS_PATH_FENTRY,
+	PTS_PATH_KPROBE,
+	PTS_PATH_TRACEPOINT,	/* stock tracepoints, tp_btf or tracefs */
+	PTS_PATH_KINDS,
+};
+
+enum pts_req_kind {
+	PTS_REQ_NONE = 0,
+	PTS_REQ_BTF_FUNC,	/* kernel BTF has this FUNC */
+	PTS_REQ_SYMBOL,		/* kallsyms has this exact symbol (not inlined) */
+	PTS_REQ_FENTRY,		/* a fentry program really loads and attaches */
+	PTS_REQ_KPROBE,		/* kprobes are built in and the symbol exists */
+	PTS_REQ_TRACEFS_EVENT,	/* tracefs has events/<name> ("cat/event") */
+	PTS_REQ_BTF_TRACE,	/* BTF has typedef btf_trace_<name> (tp_btf) */
+	PTS_REQ_ARG0_STRUCT,	/* FUNC's first argument points to struct <arg> */
+	PTS_REQ_NOT_ARG0_STRUCT,	/* ... and the opposite */
+	PTS_REQ_NARGS,		/* FUNC has exactly <nargs> arguments */
+};
+
+struct pts_req {
+	enum pts_req_kind kind;
+	const char *name;
+	const char *arg;
+	int nargs;
+};
+
+enum pts_obj_id {
+	PTS_OBJ_MREMAP = 0,
+	PTS_OBJ_THP,
+	PTS_OBJ_TASK,
+	PTS_NR_OBJS,
+};
+
+#define PTS_MAX_PROGS	4
+#define PTS_MAX_REQS	4
+#define PTS_MAX_CANDS	8
+
+struct pts_candidate {
+	enum pts_path_kind kind;
+	const char *label;
+	bool exact;
+	const char *inferred_from;	/* for inexact candidates */
+	enum pts_obj_id obj;
+	const char *progs[PTS_MAX_PROGS];	/* empty: not implemented yet */
+	const char *todo;			/* why no programs yet */
+	struct pts_req reqs[PTS_MAX_REQS];
+};
+
+struct pts_metric {
+	const char *name;
+	const char *desc;
+	bool internal;		/* only used by "stat -- CMD" */
+	int nr_cands;
+	struct pts_candidate cands[PTS_MAX_CANDS];
+};
+
+extern const struct pts_metric pts_catalog[];
+extern const int pts_catalog_len;
+
+const char *path_kind_name(enum pts_path_kind kind);
+int path_kind_parse(const char *name, enum pts_path_kind *kind);
+const struct pts_metric *catalog_find(const char *name);
+
+#endif

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "engine.h"
+
+#define ENGINE_MAX_ROUNDS 6
+
+void engine_init(struct pts_engine *eng, int mode, bool follow_fork)
+{
+	int i;
+
+	memset(eng, 0, sizeof(*eng));
+	eng->mode = mode;
+	eng->follow_fork = follow_fork;
+	for (i = 0; i < pts_catalog_len; i++) {
+		if (pts_catalog[i].internal && !follow_fork)
+			continue;
+		eng->choices[eng->nr_choices].metric = &pts_catalog[i];
+		eng->choices[eng->nr_choices].chosen = -1;
+		eng->nr_choices++;
+	}
+}
+
+static bool metric_has_kind(const struct pts_metric *m, int kind)
+{
+	int i;
+
+	for (i = 0; i < m->nr_cands; i++)
+		if ((int)m->cands[i].kind == kind)
+			return true;
+	return false;
+}
+
+/* 0 when the candidate can be used; otherwise the reason in @why */
+static int candidate_usable(const struct pts_engine *eng,
+			    const struct pts_metric *m,
+			    const struct pts_candidate *c, pts_check_fn check,
+			    void *ctx, char *why, size_t len)
+{
+	int i, err;
+
+	if (eng->mode != PTS_MODE_AUTO && (int)c->kind != eng->mode &&
+	    metric_has_kind(m, eng->mode)) {
+		snprintf(why, len, "not selected: --mode %s",
+			 path_kind_name(eng->mode));
+		return -EPERM;
+	}
+	for (i = 0; i < PTS_MAX_REQS && c->reqs[i].kind; i++) {
+		err = check(ctx, &c->reqs[i], why, len);
+		if (err)
+			return err;
+	}
+	if (!c->progs[0]) {
+		snprintf(why, len, "kernel supports it, not implemented yet (%s)",
+			 c->todo ? c->todo : "no programs");
+		return -ENOSYS;
+	}
+	return 0;
+}
+
+static void choose_one(struct pts_engine *eng, struct pts_choice *ch,
+		       pts_check_fn check, void *ctx)
+{
+	const struct pts_metric *m = ch->metric;
+	int i, err;
+
+	ch->chosen = -1;
+	for (i = 0; i < m->nr_cands; i++) {
+		if (ch->refused[i])
+			continue;	/* keep the kernel's reason */
+		ch->why[i][0] = '\0';
+		ch->other_kernel[i] = false;
+		if (ch->chosen >= 0) {
+			snprintf(ch->why[i], PTS_WHY_LEN, "not needed: an earlier "
+				 "candidate works");
+			continue;
+		}
+		err = candidate_usable(eng, m, &m->cands[i], check, ctx,
+				       ch->why[i], PTS_WHY_LEN);
+		if (!err)
+			ch->chosen = i;
+		ch->other_kernel[i] = err == -EINVAL;
+	}
+}
+
+void engine_choose(struct pts_engine *eng, pts_check_fn check, void *ctx)
+{
+	int i;
+
+	for (i = 0; i < eng->nr_choices; i++)
+		choose_one(eng, &eng->choices[i], check, ctx);
+}
+
+const struct pts_choice *engine_choice(const struct pts_engine *eng,
+				       const char *metric)
+{
+	int i;
+
+	for (i = 0; i < eng->nr_choices; i++)
+		if (!strcmp(eng->choices[i].metric->name, metric))
+			return &eng->choices[i];
+	return NULL;
+}
+
+bool engine_available(const struct pts_engine *eng, const char *metric)
+{
+	const struct pts_choice *ch = engine_choice(eng, metric);
+
+	return ch && ch->chosen >= 0;
+}
+
+static bool said_before(const struct pts_choice *ch, int i)
+{
+	int j;
+
+	for (j = 0; j < i; j++)
+		if (!strcmp(ch->why[j], ch->why[i]))
+			return true;
+	return false;
+}
+
+/* Candidates written for another kernel's prototype are left out. */
+void engine_unavailable_reason(const struct pts_choice *ch, char *buf,
+			       size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < ch->metric->nr_cands && used < len; i++) {
+		if (!ch->why[i][0] || ch->other_kernel[i] || said_before(ch, i))
+			continue;
+		used += snprintf(buf + used, len - used, "%s%s",
+				 used ? "; " : "", ch->why[i]);
+	}
+}
+
+static int enable_chosen(struct pts_engine *eng)
+{
+	const struct pts_candidate *c;
+	int i, j, err;
+
+	objects_disable_all(&eng->objs);
+	for (i = 0; i < eng->nr_choices; i++) {
+		if (eng->choices[i].chosen < 0)
+			continue;
+		c = &eng->choices[i].metric->cands[eng->choices[i].chosen];
+		for (j = 0; j < PTS_MAX_PROGS && c->progs[j]; j++) {
+			err = objects_enable(&eng->objs, c->obj, c->progs[j]);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The object failed to load.  Find which chosen candidate the kernel
+ * refuses by loading each one alone, and mark it.  Returns how many
+ * candidates were marked.
+ */
+static int isolate_load_failure(struct pts_engine *eng,
+				const struct pts_config *cfg)
+{
+	struct pts_objects alone;
+	const struct pts_candidate *c;
+	struct pts_choice *ch;
+	int i, j, err, marked = 0;
+
+	for (i = 0; i < eng->nr_choices; i++) {
+		ch = &eng->choices[i];
+		if (ch->chosen < 0)
+			continue;
+		c = &ch->metric->cands[ch->chosen];
+		if (objects_open(&alone, cfg))
+			return marked;
+		objects_disable_all(&alone);
+		for (j = 0; j < PTS_MAX_PROGS && c->progs[j]; j++)
+			objects_enable(&alone, c->obj, c->progs[j]);
+		err = objects_load(&alone);
+		objects_close(&alone);
+		if (!err)
+			continue;
+		ch->refused[ch->chosen] = true;
+		snprintf(ch->why[ch->chosen], PTS_WHY_LEN,
+			 "%s: load failed, %s (-v shows the verifier log)",
+			 path_kind_name(c->kind), strerror(-err));
+		marked++;
+	}
+	return marked;
+}
+
+static int attach_chosen(struct pts_engine *eng)
+{
+	const struct pts_candidate *c;
+	struct pts_choice *ch;
+	struct bpf_program *prog;
+	struct bpf_link *link;
+	int i, j, err, refused = 0;
+
+	for (i = 0; i < eng->nr_choices; i++) {
+		ch = &eng->choices[i];
+		if (ch->chosen < 0)
+			continue;
+		c = &ch->metric->cands[ch->chosen];
+		for (j = 0; j < PTS_MAX_PROGS && c->progs[j]; j++) {
+			prog = objects_prog(&eng->objs, c->obj, c->progs[j]);
+			link = prog ? bpf_program__attach(prog) : NULL;
+			err = prog ? -errno : -ENOENT;
+			if (link && eng->nr_links < PTS_MAX_LINKS) {
+				eng->links[eng->nr_links++] = link;
+				continue;
+			}
+			bpf_link__destroy(link);
+			ch->refused[ch->chosen] = true;
+			snprintf(ch->why[ch->chosen], PTS_WHY_LEN,
+				 "%s: attach of %s failed, %s",
+				 path_kind_name(c->kind), c->progs[j],
+				 strerror(-err));
+			refused++;
+			break;
+		}
+	}
+	return refused;
+}
+
+static int any_chosen(const struct pts_engine *eng)
+{
+	int i, n = 0;
+
+	for (i = 0; i < eng->nr_choices; i++)
+		if (eng->choices[i].chosen >= 0)
+			n++;
+	return n;
+}
+
+/*
+ * open -> configure -> choose autoload -> load -> attach; when the kernel
+ * refuses a candidate, mark it and start over with the next one.
+ */
+int engine_attach(struct pts_engine *eng, const struct pts_config *cfg,
+		  pts_check_fn check, void *ctx)
+{
+	int round, err;
+
+	for (round = 0; round < ENGINE_MAX_ROUNDS; round++) {
+		engine_choose(eng, check, ctx);
+		if (!any_chosen(eng))
+			return -ENOENT;
+		err = objects_open(&eng->objs, cfg);
+		if (err)
+			return err;
+		err = enable_chosen(eng);
+		if (err)
+			goto cleanup;
+		err = objects_load(&eng->objs);
+		if (err) {
+			objects_close(&eng->objs);
+			if (!isolate_load_failure(eng, cfg))
+				return err;
+			continue;
+		}
+		if (!attach_chosen(eng))
+			return 0;
+		engine_detach(eng);
+	}
+	return -ELOOP;
+cleanup:
+	objects_close(&eng->objs);
+	return err;
+}
+
+void engine_detach(struct pts_engine *eng)
+{
+	int i;
+
+	for (i = 0; i < eng->nr_links; i++)
+		bpf_link__destroy(eng->links[i]);
+	eng->nr_links = 0;
+	objects_close(&eng->objs);
+}

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <ptscope/ptscope.h>
+#include "format.h"
+
+const char *fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+	else
+		snprintf(buf, len, "%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v,
+			 units[u]);
+	return buf;
+}
+
+const char *fmt_ns(char *buf, size_t len, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", ns / 1e9);
+	return buf;
+}
+
+const char *fmt_order_size(char *buf, size_t len, unsigned int order,
+			   uint64_t page_size)
+{
+	uint64_t kb = (page_size << order) / 1024;
+
+	if (kb >= 1024 && kb % 1024 == 0)
+		snprintf(buf, len, "%lluM", (unsigned long long)(kb / 1024));
+	else
+		snprintf(buf, len, "%lluK", (unsigned long long)kb);
+	return buf;
+}
+
+static const char *const class_names[PTS_MREMAP_CLASSES] = {
+	[PTS_MREMAP_PUD] = "pud",
+	[PTS_MREMAP_PMD] = "pmd",
+	[PTS_MREMAP_PTE] = "pte",
+	[PTS_MREMAP_INPLACE] = "in_place",
+	[PTS_MREMAP_FAILED] = "failed",
+};
+
+static const char *const class_descs[PTS_MREMAP_CLASSES] = {
+	[PTS_MREMAP_PUD] = "moved, PUD moves possible",
+	[PTS_MREMAP_PMD] = "moved, PMD moves possible",
+	[PTS_MREMAP_PTE] = "moved, PTE level only",
+	[PTS_MREMAP_INPLACE] = "resized in place",
+	[PTS_MREMAP_FAILED] = "failed",
+};
+
+const char *mremap_class_name(unsigned int class)
+{
+	return class < PTS_MREMAP_CLASSES ? class_names[class] : "?";
+}
+
+const char *mremap_class_desc(unsigned int class)
+{
+	return class < PTS_MREMAP_CLASSES ? class_descs[class] : "?";
+}

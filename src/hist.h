@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef PTSCOPE_HIST_H
+#define PTSCOPE_HIST_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include <ptscope/ptscope.h>
+
+unsigned int hist_slot(uint64_t value);
+uint64_t hist_slot_low(unsigned int slot);
+uint64_t hist_slot_high(unsigned int slot);
+int hist_highest_slot(const struct pts_hist *h);
+double hist_mean(const struct pts_hist *h);
+uint64_t hist_percentile_high(const struct pts_hist *h, double pct);
+void hist_merge(struct pts_hist *dst, const struct pts_hist *src);
+void hist_sub(struct pts_hist *dst, const struct pts_hist *a,
+	      const struct pts_hist *b);
+void hist_print(FILE *out, const struct pts_hist *h, const char *unit);
+
+#endif

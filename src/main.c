@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptscope: live eBPF tracer of the kernel's page-table moves (mremap)
+ * and hugepage allocations.  Exit codes: 0 ok, 1 runtime failure, 2 bad
+ * usage.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <bpf/libbpf.h>
+#include "options.h"
+#include "session.h"
+#include "views.h"
+
+#define PTSCOPE_VERSION "0.1.0"
+
+static bool verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list args)
+{
+	if (level == LIBBPF_DEBUG && !verbose)
+		return 0;
+	if (level == LIBBPF_WARN && !verbose)
+		return 0;	/* the engine reports refusals itself */
+	return vfprintf(stderr, fmt, args);
+}
+
+int main(int argc, char **argv)
+{
+	struct pts_options opts;
+	char err[256];
+
+	if (options_parse(argc, argv, &opts, err, sizeof(err))) {
+		fprintf(stderr, "ptscope: %s\n", err);
+		return 2;
+	}
+	verbose = opts.verbose;
+	libbpf_set_print(libbpf_print);
+	session_install_signals();
+
+	switch (opts.cmd) {
+	case PTS_CMD_HELP:
+		options_usage(stdout);
+		return 0;
+	case PTS_CMD_VERSION:
+		printf("ptscope %s (libbpf %s)\n", PTSCOPE_VERSION,
+		       libbpf_version_string());
+		return 0;
+	case PTS_CMD_PROBE:
+		return view_probe(&opts);
+	case PTS_CMD_STAT:
+		return view_stat(&opts);
+	case PTS_CMD_TOP:
+		return view_top(&opts);
+	}
+	return 2;
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "objects.h"
+#include "mremap.skel.h"
+#include "thp.skel.h"
+#include "task.skel.h"
+
+static const char *const obj_names[PTS_NR_OBJS] = {
+	[PTS_OBJ_MREMAP] = "mremap",
+	[PTS_OBJ_THP] = "thp",
+	[PTS_OBJ_TASK] = "task",
+};
+
+static const char *const shared_maps[] = {
+	"counters", "hists", "procs", "traced",
+};
+
+const char *object_name(enum pts_obj_id id)
+{
+	return id < PTS_NR_OBJS ? obj_names[id] : "?";
+}
+
+int objects_open(struct pts_objects *objs, const struct pts_config *cfg)
+{
+	memset(objs, 0, sizeof(*objs));
+	objs->counters_fd = objs->hists_fd = objs->procs_fd = objs->traced_fd = -1;
+
+	objs->mremap = mremap_bpf__open();
+	objs->thp = thp_bpf__open();
+	objs->task = task_bpf__open();
+	if (!objs->mremap || !objs->thp || !objs->task) {
+		objects_close(objs);
+		return -errno ? -errno : -ENOMEM;
+	}
+	objs->mremap->rodata->cfg = *cfg;
+	objs->thp->rodata->cfg = *cfg;
+	objs->task->rodata->cfg = *cfg;
+	objs->obj[PTS_OBJ_MREMAP] = objs->mremap->obj;
+	objs->obj[PTS_OBJ_THP] = objs->thp->obj;
+	objs->obj[PTS_OBJ_TASK] = objs->task->obj;
+	return 0;
+}
+
+void objects_disable_all(struct pts_objects *objs)
+{
+	struct bpf_program *prog;
+	int i;
+
+	for (i = 0; i < PTS_NR_OBJS; i++) {
+		objs->used[i] = false;
+		bpf_object__for_each_program(prog, objs->obj[i])
+			bpf_program__set_autoload(prog, false);
+	}
+}
+
+struct bpf_program *objects_prog(struct pts_objects *objs,
+				 enum pts_obj_id id, const char *prog)
+{
+	if (id >= PTS_NR_OBJS || !objs->obj[id])
+		return NULL;
+	return bpf_object__find_program_by_name(objs->obj[id], prog);
+}
+
+int objects_enable(struct pts_objects *objs, enum pts_obj_id id,
+		   const char *name)
+{
+	struct bpf_program *prog = objects_prog(objs, id, name);
+
+	if (!prog)
+		return -ENOENT;
+	objs->used[id] = true;
+	return bpf_program__set_autoload(prog, true);
+}
+
+static int *shared_fd(struct pts_objects *objs, int i)
+{
+	int *fds[] = {
+		&objs->counters_fd, &objs->hists_fd, &objs->procs_fd,
+		&objs->traced_fd,
+	};
+
+	return fds[i];
+}
+
+/* The first object loaded creates the shared maps, the others reuse them. */
+static int load_one(struct pts_objects *objs, enum pts_obj_id id)
+{
+	struct bpf_map *map;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(shared_maps) / sizeof(shared_maps[0]); i++) {
+		if (*shared_fd(objs, i) < 0)
+			continue;
+		map = bpf_object__find_map_by_name(objs->obj[id], shared_maps[i]);
+		if (!map)
+			return -ENOENT;
+		err = bpf_map__reuse_fd(map, *shared_fd(objs, i));
+		if (err)
+			return err;
+	}
+	err = bpf_object__load(objs->obj[id]);
+	if (err)
+		return err;
+	objs->loaded[id] = true;
+	for (i = 0; i < sizeof(shared_maps) / sizeof(shared_maps[0]); i++) {
+		if (*shared_fd(objs, i) >= 0)
+			continue;
+		map = bpf_object__find_map_by_name(objs->obj[id], shared_maps[i]);
+		*shared_fd(objs, i) = bpf_map__fd(map);
+	}
+	return 0;
+}
+
+int objects_load(struct pts_objects *objs)
+{
+	int i, err;
+
+	for (i = 0; i < PTS_NR_OBJS; i++) {
+		if (!objs->used[i])
+			continue;
+		err = load_one(objs, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void objects_close(struct pts_objects *objs)
+{
+	mremap_bpf__destroy(objs->mremap);
+	thp_bpf__destroy(objs->thp);
+	task_bpf__destroy(objs->task);
+	memset(objs, 0, sizeof(*objs));
+	objs->counters_fd = objs->hists_fd = objs->procs_fd = objs->traced_fd = -1;
+}

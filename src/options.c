@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "catalog.h"
+#include "engine.h"
+#include "options.h"
+
+static const char usage_text[] =
+"Usage: ptscope [COMMAND] [OPTIONS]\n"
+"Trace mremap page-table moves and hugepage faults with eBPF.\n"
+"\n"
+"Commands:\n"
+"  top                live totals and per-process table (default)\n"
+"  stat [OPTS] -- CMD run CMD, trace it and its children, summarize at exit\n"
+"  probe              what this kernel offers and which path each metric uses\n"
+"\n"
+"Options:\n"
+"  -p, --pid PID      only this process (tgid)\n"
+"  -c, --comm COMM    only tasks with this command name\n"
+"  -i, --interval S   top: refresh interval in seconds (default 1)\n"
+"  -d, --duration S   top: stop after S seconds (default: until Ctrl-C)\n"
+"  -r, --rows N       top: per-process rows (default 20)\n"
+"  -j, --json         JSON output\n"
+"  -o, --output FILE  write the report to FILE instead of stdout\n"
+"      --mode MODE    auto|patched|fentry|kprobe|tracepoint (default auto)\n"
+"  -v, --verbose      libbpf debug output\n"
+"  -h, --help         this text\n"
+"  -V, --version      version\n"
+"\n"
+"Examples:\n"
+"  ptscope probe                       # attach paths on this kernel\n"
+"  ptscope stat -- stress-ng --bigheap 1 -t 5\n"
+"  ptscope top -i 2 -c stress-ng       # live, refresh every 2 s\n"
+"  ptscope stat --json -o run.json -- ./workload\n";
+
+void options_usage(FILE *out)
+{
+	fputs(usage_text, out);
+}
+
+static int parse_seconds(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || v <= 0 || v > 1e7)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_positive(const char *arg, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_command(const char *word, enum pts_command *cmd)
+{
+	static const struct {
+		const char *name;
+		enum pts_command cmd;
+	} cmds[] = {
+		{ "top", PTS_CMD_TOP },
+		{ "stat", PTS_CMD_STAT },
+		{ "probe", PTS_CMD_PROBE },
+		{ "help", PTS_CMD_HELP },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (!strcmp(word, cmds[i].name)) {
+			*cmd = cmds[i].cmd;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void defaults(struct pts_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->cmd = PTS_CMD_TOP;
+	opts->interval_s = 1.0;
+	opts->mode = PTS_MODE_AUTO;
+	opts->rows = 20;
+}
+
+#define OPT_MODE 256
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "comm", required_argument, NULL, 'c' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "rows", required_argument, NULL, 'r' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int bad_value(const char *opt, const char *arg, const char *want,
+		     char *err, size_t errlen)
+{
+	snprintf(err, errlen, "invalid value '%s' for %s: %s", arg, opt, want);
+	return 2;
+}
+
+static int parse_mode(const char *arg, int *mode)
+{
+	enum pts_path_kind kind;
+
+	if (!strcmp(arg, "auto")) {
+		*mode = PTS_MODE_AUTO;
+		return 0;
+	}
+	if (path_kind_parse(arg, &kind))
+		return -1;
+	*mode = kind;
+	return 0;
+}
+
+static int parse_one(int c, const char *arg, struct pts_options *opts,
+		     char *err, size_t errlen)
+{
+	long v;
+
+	switch (c) {
+	case 'p':
+		if (parse_positive(arg, 4194304, &v))
+			return bad_value("-p", arg, "a process id", err, errlen);
+		opts->pid = (pid_t)v;
+		return 0;
+	case 'c':
+		if (!*arg || strlen(arg) >= PTS_COMM_LEN)
+			return bad_value("-c", arg, "1 to 15 characters (the "
+					 "kernel keeps 15 of comm)", err, errlen);
+		snprintf(opts->comm, sizeof(opts->comm), "%s", arg);
+		return 0;
+	case 'i':
+		if (parse_seconds(arg, &opts->interval_s))
+			return bad_value("-i", arg, "seconds > 0", err, errlen);
+		return 0;
+	case 'd':
+		if (parse_seconds(arg, &opts->duration_s))
+			return bad_value("-d", arg, "seconds > 0", err, errlen);
+		return 0;
+	case 'r':
+		if (parse_positive(arg, 100000, &v))
+			return bad_value("-r", arg, "a row count > 0", err, errlen);
+		opts->rows = (int)v;
+		return 0;
+	case 'j':
+		opts->json = true;
+		return 0;
+	case 'o':
+		opts->output = arg;
+		return 0;
+	case OPT_MODE:
+		if (parse_mode(arg, &opts->mode))
+			return bad_value("--mode", arg, "auto, patched, fentry, "
+					 "kprobe or tracepoint", err, errlen);
+		return 0;
+	case 'v':
+		opts->verbose = true;
+		return 0;
+	case 'h':
+		opts->cmd = PTS_CMD_HELP;
+		return 0;
+	case 'V':
+		opts->cmd = PTS_CMD_VERSION;
+		return 0;
+	}
+	snprintf(err, errlen, "unknown option (see ptscope --help)");
+	return 2;
+}
+
+/* Options may come before or after the command word, as with perf. */
+int options_parse(int argc, char **argv, struct pts_options *opts,
+		  char *err, size_t errlen)
+{
+	int c, ret, first = 1;
+	enum pts_command cmd;
+
+	defaults(opts);
+	err[0] = '\0';
+	if (argc > 1 && argv[1][0] != '-') {
+		if (parse_command(argv[1], &cmd)) {
+			snprintf(err, errlen, "unknown command '%s' (commands: "
+				 "top, stat, probe)", argv[1]);
+			return 2;
+		}
+		opts->cmd = cmd;
+		first = 2;
+	}
+	optind = first;
+	opterr = 0;
+	/* '+': stop at the first non-option, so "stat -- CMD -x" keeps -x */
+	while ((c = getopt_long(argc, argv, "+p:c:i:d:r:jo:vhV", long_opts,
+				NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			snprintf(err, errlen, "unknown option or missing value: "
+				 "'%s' (see ptscope --help)", argv[optind - 1]);
+			return 2;
+		}
+		ret = parse_one(c, optarg, opts, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (opts->cmd == PTS_CMD_HELP || opts->cmd == PTS_CMD_VERSION)
+		return 0;
+	if (opts->cmd == PTS_CMD_STAT) {
+		if (optind >= argc) {
+			snprintf(err, errlen, "stat needs a command: "
+				 "ptscope stat [OPTIONS] -- CMD [ARGS]");
+			return 2;
+		}
+		opts->cmd_argv = &argv[optind];
+		return 0;
+	}
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	return 0;
+}

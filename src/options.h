@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef PTSCOPE_OPTIONS_H
+#define PTSCOPE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <ptscope/ptscope.h>
+
+enum pts_command {
+	PTS_CMD_TOP = 0,
+	PTS_CMD_STAT,
+	PTS_CMD_PROBE,
+	PTS_CMD_HELP,
+	PTS_CMD_VERSION,
+};
+
+struct pts_options {
+	enum pts_command cmd;
+	pid_t pid;			/* -p: 0 for any */
+	char comm[PTS_COMM_LEN];	/* -c: "" for any */
+	double interval_s;		/* -i */
+	double duration_s;		/* -d: 0 for until Ctrl-C */
+	bool json;
+	const char *output;		/* -o FILE */
+	int mode;			/* PTS_MODE_AUTO or enum pts_path_kind */
+	bool verbose;
+	int rows;			/* top: -r */
+	char **cmd_argv;		/* stat -- CMD ARGS */
+};
+
+/* 0: run; 2: usage error (message in @err); help/version set cmd */
+int options_parse(int argc, char **argv, struct pts_options *opts,
+		  char *err, size_t errlen);
+void options_usage(FILE *out);
+
+#endif

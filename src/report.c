@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <string.h>
+#include "format.h"
+#include "hist.h"
+#include "report.h"
+
+#define THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
+
+static json_object *json_u64(uint64_t v)
+{
+	return json_object_new_uint64(v);
+}
+
+/* "always [madvise] never" -> "madvise" */
+static int read_bracketed(const char *path, char *buf, size_t len)
+{
+	char line[256], *open, *close;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	open = strchr(line, '[');
+	close = open ? strchr(open, ']') : NULL;
+	if (!open || !close)
+		return -EINVAL;
+	*close = '\0';
+	snprintf(buf, len, "%s", open + 1);
+	return 0;
+}
+
+static json_object *thp_settings_json(void)
+{
+	json_object *thp = json_object_new_object();
+	json_object *sizes = json_object_new_object();
+	char val[64], path[256];
+	glob_t g;
+	size_t i;
+
+	if (!read_bracketed(THP_SYSFS "/enabled", val, sizeof(val)))
+		json_object_object_add(thp, "enabled", json_object_new_string(val));
+	if (!read_bracketed(THP_SYSFS "/defrag", val, sizeof(val)))
+		json_object_object_add(thp, "defrag", json_object_new_string(val));
+	if (!glob(THP_SYSFS "/hugepages-*kB", 0, NULL, &g)) {
+		for (i = 0; i < g.gl_pathc; i++) {
+			snprintf(path, sizeof(path), "%s/enabled", g.gl_pathv[i]);
+			if (read_bracketed(path, val, sizeof(val)))
+				continue;	/* hugepages-8kB: shmem only */
+			json_object_object_add(sizes,
+					       strrchr(g.gl_pathv[i], '/') + 1,
+					       json_object_new_string(val));
+		}
+		globfree(&g);
+	}
+	json_object_object_add(thp, "sizes", sizes);
+	return thp;
+}
+
+json_object *report_system_json(const struct pts_report *rep)
+{
+	json_object *sys = json_object_new_object();
+
+	json_object_object_add(sys, "kernel",
+			       json_object_new_string(rep->caps->release));
+	json_object_object_add(sys, "machine",
+			       json_object_new_string(rep->caps->machine));
+	json_object_object_add(sys, "page_size", json_u64(rep->page_size));
+	json_object_object_add(sys, "thp", thp_settings_json());
+	return sys;
+}
+
+static json_object *metric_json(const struct pts_choice *ch)
+{
+	json_object *m = json_object_new_object();
+	json_object *cands = json_object_new_array();
+	const struct pts_candidate *c;
+	char reason[1024];
+	int i;
+
+	if (ch->chosen >= 0) {
+		c = &ch->metric->cands[ch->chosen];
+		json_object_object_add(m, "status", json_object_new_string(
+					       c->exact ? "exact" : "inferred"));
+		json_object_object_add(m, "path",
+				       json_object_new_string(path_kind_name(c->kind)));
+		json_object_object_add(m, "probe", json_object_new_string(c->label));
+		if (!c->exact)
+			json_object_object_add(m, "inferred_from",
+					       json_object_new_string(c->inferred_from));
+	} else {
+		engine_unavailable_reason(ch, reason, sizeof(reason));
+		json_object_object_add(m, "status",
+				       json_object_new_string("unavailable"));
+		json_object_object_add(m, "reason", json_object_new_string(reason));
+	}
+	for (i = 0; i < ch->metric->nr_cands; i++) {
+		json_object *cj = json_object_new_object();
+
+		c = &ch->metric->cands[i];
+		json_object_object_add(cj, "path",
+				       json_object_new_string(path_kind_name(c->kind)));
+		json_object_object_add(cj, "probe", json_object_new_string(c->label));
+		json_object_object_add(cj, "chosen",
+				       json_object_new_boolean(i == ch->chosen));
+		if (ch->why[i][0])
+			json_object_object_add(cj, "why_not",
+					       json_object_new_string(ch->why[i]));
+		json_object_array_add(cands, cj);
+	}
+	json_object_object_add(m, "candidates", cands);
+	return m;
+}
+
+json_object *report_metrics_json(const struct pts_report *rep)
+{
+	json_object *metrics = json_object_new_object();
+	int i;
+
+	for (i = 0; i < rep->eng->nr_choices; i++)
+		json_object_object_add(metrics, rep->eng->choices[i].metric->name,
+				       metric_json(&rep->eng->choices[i]));
+	return metrics;
+}
+
+static json_object *hist_json(const struct pts_hist *h)
+{
+	json_object *o = json_object_new_object();
+	json_object *buckets = json_object_new_array();
+	int i, top = hist_highest_slot(h);
+
+	json_object_object_add(o, "count", json_u64(h->count));
+	json_object_object_add(o, "sum", json_u64(h->sum));
+	for (i = 0; i <= top; i++) {
+		json_object *b;
+
+		if (!h->slots[i])
+			continue;
+		b = json_object_new_object();
+		json_object_object_add(b, "low", json_u64(hist_slot_low(i)));
+		json_object_object_add(b, "high", json_u64(hist_slot_high(i)));
+		json_object_object_add(b, "count", json_u64(h->slots[i]));
+		json_object_array_add(buckets, b);
+	}
+	json_object_object_add(o, "buckets", buckets);
+	return o;
+}
+
+static const __u64 *counter(const struct pts_snapshot *s, int idx)
+{
+	return &s->counters.v[idx];
+}
+
+static json_object *mremap_json(const struct pts_snapshot *s)
+{
+	json_object *classes = json_object_new_object();
+	struct pts_hist total_h = {};
+	uint64_t calls = 0;
+	int c;
+
+	for (c = 0; c < PTS_MREMAP_CLASSES; c++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "calls",
+				       json_u64(*counter(s, PTS_C_MREMAP_CALLS + c)));
+		json_object_object_add(o, "old_bytes",
+				       json_u64(*counter(s, PTS_C_MREMAP_OLD_BYTES + c)));
+		json_object_object_add(o, "new_bytes",
+				       json_u64(*counter(s, PTS_C_MREMAP_NEW_BYTES + c)));
+		json_object_object_add(o, "latency_ns",
+				       hist_json(&s->hists.h[PTS_H_MREMAP_NS + c]));
+		json_object_object_add(classes, mremap_class_name(c), o);
+		calls += *counter(s, PTS_C_MREMAP_CALLS + c);
+		hist_merge(&total_h, &s->hists.h[PTS_H_MREMAP_NS + c]);
+	}
+	{
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "classes", classes);
+		json_object_object_add(o, "calls", json_u64(calls));
+		json_object_object_add(o, "latency_ns", hist_json(&total_h));
+		return o;
+	}
+}
+
+static json_object *mpt_json(const struct pts_snapshot *s)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "calls", json_u64(*counter(s, PTS_C_MPT_CALLS)));
+	json_object_object_add(o, "bytes_requested",
+			       json_u64(*counter(s, PTS_C_MPT_BYTES_REQUESTED)));
+	json_object_object_add(o, "bytes_moved",
+			       json_u64(*counter(s, PTS_C_MPT_BYTES_MOVED)));
+	json_object_object_add(o, "partial", json_u64(*counter(s, PTS_C_MPT_PARTIAL)));
+	json_object_object_add(o, "stack_moves", json_u64(*counter(s, PTS_C_MPT_STACK)));
+	json_object_object_add(o, "latency_ns", hist_json(&s->hists.h[PTS_H_MPT_NS]));
+	return o;
+}
+
+static json_object *faults_json(const struct pts_report *rep,
+				const struct pts_snapshot *s)
+{
+	json_object *orders = json_object_new_array();
+	char size[16];
+	unsigned int order;
+
+	for (order = 0; order < PTS_MAX_ORDER; order++) {
+		uint64_t alloc = *counter(s, PTS_C_FAULT_ALLOC + order);
+		uint64_t fallback = *counter(s, PTS_C_FAULT_FALLBACK + order);
+		json_object *o;
+
+		/* 64 KB and 2 MB are always listed, other orders when seen */
+		if (!alloc && !fallback && order != 4 && order != 9)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "order", json_object_new_int(order));
+		json_object_object_add(o, "size", json_object_new_string(
+			fmt_order_size(size, sizeof(size), order, rep->page_size)));
+		json_object_object_add(o, "alloc", json_u64(alloc));
+		json_object_object_add(o, "fallback", json_u64(fallback));
+		json_object_array_add(orders, o);
+	}
+	return orders;
+}
+
+static const char *collapse_name(const struct pts_report *rep, int status,
+				 char *buf, size_t len)
+{
+	const char *name = caps_enum_name(rep->caps, "scan_result", status);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "status_%d", status);
+	return buf;
+}
+
+static json_object *collapse_json(const struct pts_report *rep,
+				  const struct pts_snapshot *s)
+{
+	json_object *o = json_object_new_object();
+	char buf[32];
+	int st;
+
+	for (st = 0; st < PTS_COLLAPSE_STATUSES; st++) {
+		uint64_t n = *counter(s, PTS_C_COLLAPSE + st);
+
+		if (n)
+			json_object_object_add(o, collapse_name(rep, st, buf,
+								 sizeof(buf)),
+					       json_u64(n));
+	}
+	return o;
+}
+
+static json_object *drops_json(const struct pts_snapshot *s)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "inflight_map_full",
+			       json_u64(*counter(s, PTS_C_DROP_START_MAP)));
+	json_object_object_add(o, "process_map_full",
+			       json_u64(*counter(s, PTS_C_DROP_PROC_MAP)));
+	json_object_object_add(o, "traced_map_full",
+			       json_u64(*counter(s, PTS_C_DROP_TRACED_MAP)));
+	return o;
+}
+
+static json_object *procs_json(const struct pts_report *rep,
+			       const struct pts_snapshot *s)
+{
+	json_object *arr = json_object_new_array();
+	char size[16];
+	size_t i;
+	int c;
+	unsigned int order;
+
+	for (i = 0; i < s->nr_procs; i++) {
+		const struct pts_proc *p = &s->procs[i].stats;
+		json_object *o = json_object_new_object();
+		json_object *calls = json_object_new_object();
+		json_object *alloc = json_object_new_object();
+		json_object *fallback = json_object_new_object();
+
+		json_object_object_add(o, "pid", json_object_new_int(s->procs[i].tgid));
+		json_object_object_add(o, "comm", json_object_new_string(p->comm));
+		for (c = 0; c < PTS_MREMAP_CLASSES; c++)
+			json_object_object_add(calls, mremap_class_name(c),
+					       json_u64(p->mremap_calls[c]));
+		json_object_object_add(o, "mremap_calls", calls);
+		json_object_object_add(o, "mremap_ns", json_u64(p->mremap_ns));
+		for (order = 0; order < PTS_MAX_ORDER; order++) {
+			fmt_order_size(size, sizeof(size), order, rep->page_size);
+			if (p->fault_alloc[order])
+				json_object_object_add(alloc, size,
+						       json_u64(p->fault_alloc[order]));
+			if (p->fault_fallback[order])
+				json_object_object_add(fallback, size,
+						       json_u64(p->fault_fallback[order]));
+		}
+		json_object_object_add(o, "fault_alloc", alloc);
+		json_object_object_add(o, "fault_fallback", fallback);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+/* A metric's values appear only when it is attached; never as zeros. */
+static void add_if_available(const struct pts_report *rep, json_object *root,
+			     const char *key, const char *metric,
+			     json_object *values)
+{
+	if (engine_available(rep->eng, metric))
+		json_object_object_add(root, key, values);
+	else
+		json_object_put(values);
+}
+
+json_object *report_snapshot_json(const struct pts_report *rep,
+				  const struct pts_snapshot *snap)
+{
+	json_object *root = json_object_new_object();
+
+	json_object_object_add(root, "seconds", json_object_new_double(snap->mono_s));
+	add_if_available(rep, root, "mremap", "mremap.calls", mremap_json(snap));
+	add_if_available(rep, root, "move_page_tables", "mremap.move_page_tables",
+			 mpt_json(snap));
+	add_if_available(rep, root, "hugepage_faults", "thp.fault_alloc",
+			 faults_json(rep, snap));
+	add_if_available(rep, root, "khugepaged_collapse", "thp.collapse",
+			 collapse_json(rep, snap));
+	json_object_object_add(root, "drops", drops_json(snap));
+	json_object_object_add(root, "processes", procs_json(rep, snap));
+	return root;
+}
+
+int report_write_json(json_object *root, const char *path, FILE *fallback)
+{
+	const char *text = json_object_to_json_string_ext(root,
+				JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	FILE *out = fallback;
+
+	if (path) {
+		out = fopen(path, "w");
+		if (!out)
+			return -errno;
+	}
+	fprintf(out, "%s\n", text);
+	if (path && fclose(out))
+		return -errno;
+	return 0;
+}

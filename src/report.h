@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Renders probe results and snapshots as text and as JSON (json-c). */
+#ifndef PTSCOPE_REPORT_H
+#define PTSCOPE_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <json-c/json.h>
+#include "caps.h"
+#include "collector.h"
+#include "engine.h"
+
+struct pts_report {
+	const struct pts_engine *eng;
+	const struct pts_caps *caps;
+	uint64_t page_size;
+};
+
+json_object *report_system_json(const struct pts_report *rep);
+json_object *report_metrics_json(const struct pts_report *rep);
+json_object *report_snapshot_json(const struct pts_report *rep,
+				  const struct pts_snapshot *snap);
+void report_metric_status(FILE *out, const struct pts_report *rep);
+void report_metric_line(FILE *out, const struct pts_report *rep);
+void report_snapshot_text(FILE *out, const struct pts_report *rep,
+			  const struct pts_snapshot *snap, bool hists);
+int report_write_json(json_object *root, const char *path, FILE *fallback);
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Start a command held at the door until it is traced, then let it run. */
+#ifndef PTSCOPE_RUN_CMD_H
+#define PTSCOPE_RUN_CMD_H
+
+#include <sys/types.h>
+
+struct pts_child {
+	pid_t pid;
+	int go_fd;		/* write end: closing it lets the child exec */
+};
+
+int child_spawn(struct pts_child *child, char **argv);
+int child_release(struct pts_child *child);
+/* waits, forwarding Ctrl-C/TERM; returns a shell-style exit status */
+int child_wait(struct pts_child *child);
+void child_kill(struct pts_child *child);
+
+#endif

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ptscope stat -- CMD: trace CMD and its children, summarize at exit. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include "collector.h"
+#include "report.h"
+#include "run_cmd.h"
+#include "session.h"
+#include "views.h"
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void cmdline(char *buf, size_t len, char **argv)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; argv[i] && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s", i ? " " : "",
+				 argv[i]);
+}
+
+static int stat_json(struct pts_session *s, const struct pts_snapshot *snap,
+		     const char *cmd, int status, double elapsed)
+{
+	json_object *root = json_object_new_object();
+	json_object *run = json_object_new_object();
+	int err;
+
+	json_object_object_add(root, "ptscope_version", json_object_new_int(1));
+	json_object_object_add(run, "command", json_object_new_string(cmd));
+	json_object_object_add(run, "exit_status", json_object_new_int(status));
+	json_object_object_add(run, "seconds", json_object_new_double(elapsed));
+	json_object_object_add(root, "run", run);
+	json_object_object_add(root, "system", report_system_json(&s->rep));
+	json_object_object_add(root, "metrics", report_metrics_json(&s->rep));
+	json_object_object_add(root, "counters", report_snapshot_json(&s->rep, snap));
+	err = report_write_json(root, s->opts->output, stdout);
+	json_object_put(root);
+	if (err)
+		fprintf(stderr, "ptscope: writing %s: %s\n", s->opts->output,
+			strerror(-err));
+	return err ? 1 : 0;
+}
+
+static int stat_text(struct pts_session *s, const struct pts_snapshot *snap,
+		     const char *cmd, int status, double elapsed)
+{
+	FILE *out = stdout;
+	size_t i;
+
+	if (s->opts->output && !(out = fopen(s->opts->output, "w"))) {
+		fprintf(stderr, "ptscope: -o %s: %s\n", s->opts->output,
+			strerror(errno));
+		return 1;
+	}
+	fprintf(out, "\nptscope stat: '%s' exited %d after %.3f s (kernel %s)\n",
+		cmd, status, elapsed, s->caps.release);
+	report_metric_status(out, &s->rep);
+	report_snapshot_text(out, &s->rep, snap, true);
+	fprintf(out, "\nprocesses:\n  %7s %-16s %8s %10s\n", "PID", "COMM",
+		"MREMAP", "HUGEFAULT");
+	for (i = 0; i < snap->nr_procs; i++)
+		fprintf(out, "  %7u %-16s %8llu %10llu\n", snap->procs[i].tgid,
+			snap->procs[i].stats.comm,
+			(unsigned long long)proc_total_mremap(&snap->procs[i].stats),
+			(unsigned long long)proc_total_faults(&snap->procs[i].stats));
+	if (out != stdout)
+		fclose(out);
+	return 0;
+}
+
+int view_stat(const struct pts_options *opts)
+{
+	struct pts_child child = { .go_fd = -1 };
+	struct pts_snapshot snap;
+	struct pts_session s;
+	char cmd[512];
+	double start;
+	int ret, status, err;
+	__u32 tgid;
+	__u8 one = 1;
+
+	err = child_spawn(&child, opts->cmd_argv);
+	if (err) {
+		fprintf(stderr, "ptscope: cannot start the command: %s\n",
+			strerror(-err));
+		return 1;
+	}
+	ret = session_start(&s, opts, true);
+	if (ret) {
+		child_kill(&child);
+		return ret;
+	}
+	tgid = (__u32)child.pid;
+	if (bpf_map_update_elem(s.eng.objs.traced_fd, &tgid, &one, BPF_ANY)) {
+		fprintf(stderr, "ptscope: cannot trace pid %d: %s\n", child.pid,
+			strerror(errno));
+		child_kill(&child);
+		session_stop(&s);
+		return 1;
+	}
+	start = mono_now();
+	child_release(&child);
+	status = child_wait(&child);
+	cmdline(cmd, sizeof(cmd), opts->cmd_argv);
+	if (collector_read(&s.eng.objs, &snap)) {
+		fprintf(stderr, "ptscope: reading BPF maps failed: %s\n",
+			strerror(errno));
+		session_stop(&s);
+		return 1;
+	}
+	if (opts->json)
+		ret = stat_json(&s, &snap, cmd, status, mono_now() - start);
+	else
+		ret = stat_text(&s, &snap, cmd, status, mono_now() - start);
+	snapshot_free(&snap);
+	session_stop(&s);
+	return ret;
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptscope top: totals and a per-process table every interval.  On a
+ * terminal the screen is redrawn in place; otherwise plain blocks are
+ * appended, like vmstat 1.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "collector.h"
+#include "format.h"
+#include "report.h"
+#include "session.h"
+#include "views.h"
+
+static int cmp_activity(const void *a, const void *b)
+{
+	const struct pts_proc_entry *pa = a, *pb = b;
+	__u64 na = proc_total_mremap(&pa->stats) + proc_total_faults(&pa->stats);
+	__u64 nb = proc_total_mremap(&pb->stats) + proc_total_faults(&pb->stats);
+
+	if (na != nb)
+		return na < nb ? 1 : -1;
+	return (int)pa->tgid - (int)pb->tgid;
+}
+
+static __u64 sum_counters(const struct pts_snapshot *s, int first, int n)
+{
+	__u64 total = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		total += s->counters.v[first + i];
+	return total;
+}
+
+static void top_header(FILE *out, const struct pts_session *s,
+		       const struct pts_snapshot *d)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+
+	strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
+	fprintf(out, "ptscope top - %s  kernel %s  interval %.1fs\n", stamp,
+		s->caps.release, d->mono_s);
+	report_metric_line(out, &s->rep);
+}
+
+static void top_totals(FILE *out, const struct pts_snapshot *d)
+{
+	double secs = d->mono_s > 0 ? d->mono_s : 1;
+	const __u64 *v = d->counters.v;
+
+	fprintf(out, "\nmremap/s %.1f: pud %llu pmd %llu pte %llu in-place %llu "
+		"failed %llu | hugepage faults/s %.1f: 64K %llu 2M %llu "
+		"fallback %llu | drops %llu\n",
+		sum_counters(d, PTS_C_MREMAP_CALLS, PTS_MREMAP_CLASSES) / secs,
+		(unsigned long long)v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PUD],
+		(unsigned long long)v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD],
+		(unsigned long long)v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PTE],
+		(unsigned long long)v[PTS_C_MREMAP_CALLS + PTS_MREMAP_INPLACE],
+		(unsigned long long)v[PTS_C_MREMAP_CALLS + PTS_MREMAP_FAILED],
+		sum_counters(d, PTS_C_FAULT_ALLOC, PTS_MAX_ORDER) / secs,
+		(unsigned long long)v[PTS_C_FAULT_ALLOC + 4],
+		(unsigned long long)v[PTS_C_FAULT_ALLOC + 9],
+		(unsigned long long)sum_counters(d, PTS_C_FAULT_FALLBACK,
+						 PTS_MAX_ORDER),
+		(unsigned long long)sum_counters(d, PTS_C_DROP_START_MAP, 3));
+}
+
+static void top_table(FILE *out, struct pts_snapshot *d, int rows)
+{
+	char lat[32];
+	size_t i;
+
+	qsort(d->procs, d->nr_procs, sizeof(*d->procs), cmp_activity);
+	fprintf(out, "\n%7s %-16s %7s %5s %5s %6s %8s %9s %7s %7s %8s\n", "PID",
+		"COMM", "MREMAP", "PUD", "PMD", "PTE", "INPLACE", "MEAN-LAT",
+		"F-64K", "F-2M", "F-FALLBK");
+	for (i = 0; i < d->nr_procs && (int)i < rows; i++) {
+		const struct pts_proc *p = &d->procs[i].stats;
+		__u64 calls = proc_total_mremap(p);
+		__u64 fallback = 0;
+		int o;
+
+		if (!calls && !proc_total_faults(p))
+			break;
+		for (o = 0; o < PTS_MAX_ORDER; o++)
+			fallback += p->fault_fallback[o];
+		fprintf(out, "%7u %-16s %7llu %5llu %5llu %6llu %8llu %9s %7llu "
+			"%7llu %8llu\n", d->procs[i].tgid, p->comm,
+			(unsigned long long)calls,
+			(unsigned long long)p->mremap_calls[PTS_MREMAP_PUD],
+			(unsigned long long)p->mremap_calls[PTS_MREMAP_PMD],
+			(unsigned long long)p->mremap_calls[PTS_MREMAP_PTE],
+			(unsigned long long)p->mremap_calls[PTS_MREMAP_INPLACE],
+			calls ? fmt_ns(lat, sizeof(lat),
+				       (double)p->mremap_ns / calls) : "-",
+			(unsigned long long)p->fault_alloc[4],
+			(unsigned long long)p->fault_alloc[9],
+			(unsigned long long)fallback);
+	}
+}
+
+static void render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
+		   bool tty)
+{
+	json_object *root;
+
+	if (s->opts->json) {
+		root = report_snapshot_json(&s->rep, d);
+		fprintf(out, "%s\n", json_object_to_json_string_ext(root,
+				JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(root);
+		fflush(out);
+		return;
+	}
+	if (tty)
+		fputs("\033[H\033[2J", out);	/* home, clear */
+	top_header(out, s, d);
+	top_totals(out, d);
+	top_table(out, d, s->opts->rows);
+	if (!tty)
+		fputc('\n', out);
+	fflush(out);
+}
+
+static void sleep_interval(double secs)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)secs,
+		.tv_nsec = (long)((secs - (time_t)secs) * 1e9),
+	};
+
+	/* a signal ends the sleep early; the loop checks the stop flag */
+	nanosleep(&ts, NULL);
+}
+
+int view_top(const struct pts_options *opts)
+{
+	struct pts_snapshot prev, now, delta;
+	struct pts_session s;
+	FILE *out = stdout;
+	double start;
+	bool tty;
+	int ret;
+
+	ret = session_start(&s, opts, false);
+	if (ret)
+		return ret;
+	if (opts->output && !(out = fopen(opts->output, "w"))) {
+		fprintf(stderr, "ptscope: -o %s: %s\n", opts->output,
+			strerror(errno));
+		session_stop(&s);
+		return 1;
+	}
+	tty = isatty(fileno(out));
+	if (collector_read(&s.eng.objs, &prev))
+		goto read_failed;
+	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop\n");
+	start = prev.mono_s;
+	while (!pts_stop_requested) {
+		sleep_interval(opts->interval_s);
+		if (collector_read(&s.eng.objs, &now))
+			goto read_failed;
+		snapshot_delta(&now, &prev, &delta);
+		render(out, &s, &delta, tty);
+		snapshot_free(&delta);
+		snapshot_free(&prev);
+		prev = now;
+		if (opts->duration_s && now.mono_s - start >= opts->duration_s - 1e-3)
+			break;
+	}
+	snapshot_free(&prev);
+	if (out != stdout)
+		fclose(out);
+	session_stop(&s);
+	return 0;
+read_failed:
+	fprintf(stderr, "ptscope: reading BPF maps failed: %s\n", strerror(errno));
+	if (out != stdout)
+		fclose(out);
+	session_stop(&s);
+	return 1;
+}

@@ -1,0 +1,67 @@
+# Shared by the live tests in tests/host/: TAP output, JSON access, and
+# running the bench workloads under "ptscope stat".
+# shellcheck shell=bash
+set -u
+PTSCOPE=${PTSCOPE:-build/ptscope}
+BENCH=${BENCH:-build/ptscope-bench}
+TMP=$(mktemp -d /tmp/ptscope-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+tap_n=0
+tap_fails=0
+
+ok() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $*"
+}
+
+not_ok() {
+	tap_n=$((tap_n + 1))
+	tap_fails=$((tap_fails + 1))
+	echo "not ok $tap_n - $*"
+}
+
+# check_eq NAME WANT GOT
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1 = $3"
+	else
+		not_ok "$1: want $2, got $3"
+	fi
+}
+
+# json FILE EXPR: evaluate a Python expression over the document "d"
+json() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# mremap_field FILE CLASS FIELD
+mremap_field() {
+	json "$1" "d['counters']['mremap']['classes']['$2']['$3']"
+}
+
+# stat_json OUT CMD...: run CMD under ptscope stat, JSON report in OUT
+stat_json() {
+	local out=$1
+	shift
+	"$PTSCOPE" stat --json -o "$out" -- "$@" >"$TMP/workload.out" 2>"$TMP/stat.err"
+	local rc=$?
+	if [ $rc -ne 0 ] || [ ! -s "$out" ]; then
+		echo "# ptscope stat failed (rc $rc):"
+		sed 's/^/#   /' "$TMP/stat.err"
+		return 1
+	fi
+}
+
+require_root() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "not ok 1 - live tests need root"
+		exit 1
+	fi
+}
+
+finish() {
+	echo "1..$tap_n"
+	[ "$tap_fails" -eq 0 ]
+}

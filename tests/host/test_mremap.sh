@@ -1,0 +1,116 @@
+#!/bin/bash
+# mremap on this kernel through the tracepoint path: ptscope's counts must
+# equal the geometry of the bench workload (and strace's count).
+. "$(dirname "$0")/lib.sh"
+require_root
+
+GiB=1073741824
+MiB=1048576
+
+# expect_classes NAME FILE PUD PMD PTE IN_PLACE FAILED
+expect_classes() {
+	local name=$1 file=$2 got
+	got="$(mremap_field "$file" pud calls) $(mremap_field "$file" pmd calls)"
+	got="$got $(mremap_field "$file" pte calls) $(mremap_field "$file" in_place calls)"
+	got="$got $(mremap_field "$file" failed calls)"
+	check_eq "$name: calls pud/pmd/pte/in_place/failed" "$3 $4 $5 $6 $7" "$got"
+}
+
+# 1 GiB, both ends 1 GiB aligned: a PUD move is possible, twice
+if stat_json "$TMP/pud.json" "$BENCH" mremap --size 1G --align pud --count 2; then
+	expect_classes "1G pud-aligned x2" "$TMP/pud.json" 2 0 0 0 0
+	check_eq "1G pud-aligned: old bytes" $((2 * GiB)) "$(mremap_field "$TMP/pud.json" pud old_bytes)"
+	check_eq "1G pud-aligned: new bytes" $((2 * GiB)) "$(mremap_field "$TMP/pud.json" pud new_bytes)"
+	check_eq "1G pud-aligned: latency samples" 2 \
+		"$(json "$TMP/pud.json" "d['counters']['mremap']['classes']['pud']['latency_ns']['count']")"
+	check_eq "1G pud-aligned: bucket counts add up" 2 \
+		"$(json "$TMP/pud.json" "sum(b['count'] for b in d['counters']['mremap']['classes']['pud']['latency_ns']['buckets'])")"
+else
+	not_ok "ptscope stat on 1G pud-aligned mremap"
+fi
+
+# 16 MiB, 2 MiB aligned: PMD moves only
+if stat_json "$TMP/pmd.json" "$BENCH" mremap --size 16M --align pmd --thp never --count 3; then
+	expect_classes "16M pmd-aligned x3" "$TMP/pmd.json" 0 3 0 0 0
+	check_eq "16M pmd-aligned: old bytes" $((48 * MiB)) "$(mremap_field "$TMP/pmd.json" pmd old_bytes)"
+else
+	not_ok "ptscope stat on 16M pmd-aligned mremap"
+fi
+
+# 16 MiB at 1 GiB-aligned addresses: too short for a whole PUD
+if stat_json "$TMP/short.json" "$BENCH" mremap --size 16M --align pud --count 1; then
+	expect_classes "16M at pud-aligned addresses" "$TMP/short.json" 0 1 0 0 0
+else
+	not_ok "ptscope stat on 16M at pud-aligned addresses"
+fi
+
+# 1 MiB + 3 pages at addresses that differ mod 2 MiB: PTE level only
+if stat_json "$TMP/pte.json" "$BENCH" mremap --size 1036K --align page --count 2; then
+	expect_classes "1M+3 pages unaligned x2" "$TMP/pte.json" 0 0 2 0 0
+	check_eq "1M+3 pages: old bytes" $((2 * 1036 * 1024)) "$(mremap_field "$TMP/pte.json" pte old_bytes)"
+else
+	not_ok "ptscope stat on unaligned mremap"
+fi
+
+# 1 GiB whose destination is off by 4 KiB: neither PUD nor PMD moves
+if stat_json "$TMP/off.json" "$BENCH" mremap --size 1G --align pud --dst-offset 4K --count 1; then
+	expect_classes "1G, destination off by 4K" "$TMP/off.json" 0 0 1 0 0
+else
+	not_ok "ptscope stat on 1G off-by-4K mremap"
+fi
+
+# off by 2 MiB: PMD-congruent, not PUD-congruent
+if stat_json "$TMP/off2m.json" "$BENCH" mremap --size 1G --align pud --dst-offset 2M --count 1; then
+	expect_classes "1G, destination off by 2M" "$TMP/off2m.json" 0 1 0 0 0
+else
+	not_ok "ptscope stat on 1G off-by-2M mremap"
+fi
+
+# failing calls
+if stat_json "$TMP/fail.json" "$BENCH" fail --count 5; then
+	expect_classes "5 failing calls" "$TMP/fail.json" 0 0 0 0 5
+else
+	not_ok "ptscope stat on failing mremap"
+fi
+
+# bigheap-like growth: the bench reports which calls moved
+if stat_json "$TMP/grow.json" "$BENCH" grow --start 128K --step 64K --count 300; then
+	moved=$(sed -n 's/.* moved=\([0-9]*\) in_place=.*/\1/p' "$TMP/workload.out")
+	in_place=$(sed -n 's/.* in_place=\([0-9]*\).*/\1/p' "$TMP/workload.out")
+	check_eq "grow x300: total calls" 300 "$(json "$TMP/grow.json" "d['counters']['mremap']['calls']")"
+	check_eq "grow x300: in place (bench says $in_place)" "$in_place" \
+		"$(mremap_field "$TMP/grow.json" in_place calls)"
+	check_eq "grow x300: moved (bench says $moved)" "$moved" \
+		"$(json "$TMP/grow.json" "sum(d['counters']['mremap']['classes'][c]['calls'] for c in ('pud','pmd','pte'))")"
+	check_eq "grow x300: per-process calls" 300 \
+		"$(json "$TMP/grow.json" "sum(sum(p['mremap_calls'].values()) for p in d['counters']['processes'] if p['comm'] == 'ptscope-bench')")"
+else
+	not_ok "ptscope stat on grow"
+fi
+
+# strace as a second witness; -c keeps strace's own calls out
+if command -v strace >/dev/null; then
+	"$PTSCOPE" stat --json -c ptscope-bench -o "$TMP/strace.json" -- \
+		strace -f -qq -e trace=mremap -e signal=none -o "$TMP/strace.txt" \
+		"$BENCH" grow --start 64K --step 64K --count 50 >/dev/null 2>&1
+	check_eq "strace count = ptscope count" "$(grep -c 'mremap(' "$TMP/strace.txt")" \
+		"$(json "$TMP/strace.json" "d['counters']['mremap']['calls']")"
+else
+	not_ok "strace not installed (make deps installs it)"
+fi
+
+# children are followed: two workloads started by a shell
+if stat_json "$TMP/tree.json" sh -c "$BENCH mremap --size 16M --align pmd --count 2 && $BENCH mremap --size 1036K --align page --count 3"; then
+	expect_classes "children of sh" "$TMP/tree.json" 0 2 3 0 0
+else
+	not_ok "ptscope stat on a process tree"
+fi
+
+# a comm filter that matches nothing
+if "$PTSCOPE" stat --json -c no-such-comm -o "$TMP/none.json" -- "$BENCH" mremap --size 16M --align pmd --count 2 >/dev/null 2>&1; then
+	check_eq "-c no-such-comm: calls" 0 "$(json "$TMP/none.json" "d['counters']['mremap']['calls']")"
+else
+	not_ok "ptscope stat -c no-such-comm"
+fi
+
+finish

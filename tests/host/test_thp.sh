@@ -1,0 +1,89 @@
+#!/bin/bash
+# Hugepage faults through the tracepoint path: ptscope's per-order counts
+# must equal the kernel's own counters (hugepages-*/stats, /proc/vmstat)
+# and the geometry of the workload.  The test sets the THP knobs it needs
+# (only MADV_HUGEPAGE regions get hugepages, so the rest of the box stays
+# out of the counters) and restores them.
+. "$(dirname "$0")/lib.sh"
+require_root
+
+THP=/sys/kernel/mm/transparent_hugepage
+KNOBS="enabled hugepages-64kB/enabled hugepages-2048kB/enabled"
+
+if [ ! -e "$THP/hugepages-64kB/stats/anon_fault_alloc" ]; then
+	not_ok "no mTHP stats in $THP (kernel before 6.8?)"
+	finish
+	exit
+fi
+
+declare -A saved
+for k in $KNOBS; do
+	saved[$k]=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$THP/$k")
+done
+restore() {
+	for k in $KNOBS; do
+		echo "${saved[$k]}" >"$THP/$k"
+	done
+	rm -rf "$TMP"
+}
+trap restore EXIT
+echo madvise >"$THP/enabled"
+echo inherit >"$THP/hugepages-2048kB/enabled"
+echo madvise >"$THP/hugepages-64kB/enabled"
+
+stat_of() {	# stat_of SIZE_KB NAME
+	cat "$THP/hugepages-$1kB/stats/$2"
+}
+
+vmstat_of() {
+	awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat
+}
+
+order_count() {	# order_count FILE ORDER FIELD
+	json "$1" "sum(o['$3'] for o in d['counters']['hugepage_faults'] if o['order'] == $2)"
+}
+
+a64=$(stat_of 64 anon_fault_alloc)
+a2m=$(stat_of 2048 anon_fault_alloc)
+f64=$(stat_of 64 anon_fault_fallback)
+f2m=$(stat_of 2048 anon_fault_fallback)
+vm_alloc=$(vmstat_of thp_fault_alloc)
+
+# 3 x 4 MiB, 2 MiB aligned: 6 PMD hugepages; 5 x 1 MiB: too small for a
+# PMD, so 16 x 64 KiB each = 80 mTHP folios
+if stat_json "$TMP/thp.json" sh -c "$BENCH fault --size 4M --count 3 --thp always && $BENCH fault --size 1M --count 5 --thp always"; then
+	got4=$(order_count "$TMP/thp.json" 4 alloc)
+	got9=$(order_count "$TMP/thp.json" 9 alloc)
+	check_eq "order 9 allocs = hugepages-2048kB anon_fault_alloc delta" \
+		$(($(stat_of 2048 anon_fault_alloc) - a2m)) "$got9"
+	check_eq "order 4 allocs = hugepages-64kB anon_fault_alloc delta" \
+		$(($(stat_of 64 anon_fault_alloc) - a64)) "$got4"
+	check_eq "order 9 allocs = /proc/vmstat thp_fault_alloc delta" \
+		$(($(vmstat_of thp_fault_alloc) - vm_alloc)) "$got9"
+	check_eq "order 9 allocs = geometry (3 x 4M)" 6 "$got9"
+	check_eq "order 4 allocs = geometry (5 x 1M / 64K)" 80 "$got4"
+	check_eq "order 4 fallbacks = hugepages-64kB anon_fault_fallback delta" \
+		$(($(stat_of 64 anon_fault_fallback) - f64)) "$(order_count "$TMP/thp.json" 4 fallback)"
+	check_eq "order 9 fallbacks = hugepages-2048kB anon_fault_fallback delta" \
+		$(($(stat_of 2048 anon_fault_fallback) - f2m)) "$(order_count "$TMP/thp.json" 9 fallback)"
+	check_eq "no other orders" 0 \
+		"$(json "$TMP/thp.json" "sum(o['alloc'] for o in d['counters']['hugepage_faults'] if o['order'] not in (4, 9))")"
+	check_eq "the bench saw 2M folios (AnonHugePages kB)" $((3 * 4096)) \
+		"$(awk -F'anon_huge_kb=' '/^fault size=4194304/ { s += $2 } END { print s }' "$TMP/workload.out")"
+	check_eq "per-process: the bench processes own the 64K folios" 80 \
+		"$(json "$TMP/thp.json" "sum(p['fault_alloc'].get('64K', 0) for p in d['counters']['processes'] if p['comm'] == 'ptscope-bench')")"
+	check_eq "JSON records the THP settings" madvise \
+		"$(json "$TMP/thp.json" "d['system']['thp']['sizes']['hugepages-64kB']")"
+else
+	not_ok "ptscope stat on the fault workload"
+fi
+
+# no hugepages where the workload opts out
+if stat_json "$TMP/nothp.json" "$BENCH" fault --size 4M --count 2 --thp never; then
+	check_eq "MADV_NOHUGEPAGE: no hugepage allocations" 0 \
+		"$(json "$TMP/nothp.json" "sum(o['alloc'] for o in d['counters']['hugepage_faults'])")"
+else
+	not_ok "ptscope stat on the MADV_NOHUGEPAGE workload"
+fi
+
+finish

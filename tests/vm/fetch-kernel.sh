@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# fetch-kernel.sh VERSION ARCH
+#
+# Download (and cache) Debian's cloud kernel image package for the given
+# kernel series and architecture, then extract the kernel image from it.
+#
+#   VERSION: 6.1 | 6.12
+#   ARCH:    amd64 | arm64
+#
+# The cache directory is ${PTSCOPE_CACHE:-/var/cache/ptscope}/kernels/VERSION-ARCH/
+# and ends up containing:
+#   vmlinuz   the compressed kernel image (boot/vmlinuz-*)
+#   release   the kernel release string (e.g. 6.12.57+deb13-cloud-amd64)
+#   config    the kernel config (boot/config-*), for reference
+#   package   "<package name> <package version>" the image came from
+#
+# Only `apt-get download` is used; nothing is installed.  For a foreign
+# architecture, the architecture is added to dpkg and the package lists are
+# refreshed if no candidate package is known.
+#
+# The last line printed on stdout is the cache directory.  Progress and
+# errors go to stderr.  Set PTSCOPE_REFRESH=1 to ignore an existing cache
+# entry and re-resolve the newest package.
+set -euo pipefail
+
+die() { echo "fetch-kernel.sh: error: $*" >&2; exit 1; }
+log() { echo "fetch-kernel.sh: $*" >&2; }
+
+[[ $# -eq 2 ]] || die "usage: $0 VERSION ARCH   (VERSION: 6.1|6.12, ARCH: amd64|arm64)"
+VERSION=$1
+ARCH=$2
+
+case "$VERSION" in
+    6.1)  name_re='^linux-image-6\.1\.0-[0-9]+-cloud-'"$ARCH"'-unsigned$' ;;
+    6.12) name_re='^linux-image-6\.12\.[0-9]+\+deb[0-9]+-cloud-'"$ARCH"'-unsigned$' ;;
+    *)    die "unsupported VERSION '$VERSION' (expected 6.1 or 6.12)" ;;
+esac
+case "$ARCH" in
+    amd64|arm64) ;;
+    *) die "unsupported ARCH '$ARCH' (expected amd64 or arm64)" ;;
+esac
+
+for tool in apt-get apt-cache dpkg dpkg-deb; do
+    command -v "$tool" >/dev/null 2>&1 || die "'$tool' not found (a Debian system is required)"
+done
+
+CACHE_ROOT=${PTSCOPE_CACHE:-/var/cache/ptscope}
+DIR=$CACHE_ROOT/kernels/$VERSION-$ARCH
+
+cache_complete() {
+    [[ -s $DIR/vmlinuz && -s $DIR/release && -s $DIR/package ]]
+}
+
+# Fast path: nothing to do.
+if [[ ${PTSCOPE_REFRESH:-0} != 1 ]] && cache_complete; then
+    echo "$DIR"
+    exit 0
+fi
+
+mkdir -p "$CACHE_ROOT/kernels" || die "cannot create cache directory $CACHE_ROOT/kernels"
+
+# Serialise concurrent runs for the same VERSION-ARCH.
+if command -v flock >/dev/null 2>&1; then
+    exec 9>"$CACHE_ROOT/kernels/.$VERSION-$ARCH.lock"
+    flock 9
+    # Another run may have filled the cache while we waited.
+    if [[ ${PTSCOPE_REFRESH:-0} != 1 ]] && cache_complete; then
+        echo "$DIR"
+        exit 0
+    fi
+fi
+
+native_arch=$(dpkg --print-architecture)
+if [[ $ARCH == "$native_arch" ]]; then
+    pkg_suffix=""
+else
+    pkg_suffix=":$ARCH"
+fi
+
+# Print "<name> <candidate version>" of the newest package matching name_re
+# that apt can download, or nothing.
+find_package() {
+    local names name cand
+    # apt-cache search prints "name - description"; names embed the kernel
+    # version, so a version sort of the names puts the newest last.
+    names=$(apt-cache search --names-only "$name_re" 2>/dev/null \
+            | awk '{print $1}' | sort -u -V -r) || true
+    for name in $names; do
+        cand=$(apt-cache policy "$name$pkg_suffix" 2>/dev/null \
+               | awk '/^[[:space:]]*Candidate:/ {print $2; exit}') || true
+        if [[ -n $cand && $cand != "(none)" ]]; then
+            echo "$name $cand"
+            return 0
+        fi
+    done
+    return 0
+}
+
+pkg_line=$(find_package)
+if [[ -z $pkg_line ]]; then
+    if [[ $ARCH != "$native_arch" ]] && ! dpkg --print-foreign-architectures | grep -qx "$ARCH"; then
+        log "adding foreign architecture $ARCH to dpkg (for apt-get download only)"
+        dpkg --add-architecture "$ARCH" || die "dpkg --add-architecture $ARCH failed (root required)"
+    fi
+    log "no candidate package found, running apt-get update"
+    apt-get update >&2 || die "apt-get update failed"
+    pkg_line=$(find_package)
+fi
+[[ -n $pkg_line ]] || die "no package matching /$name_re/ with a download candidate for $ARCH (check apt sources: bookworm-security carries the 6.12 cloud kernels)"
+
+pkg_name=${pkg_line%% *}
+pkg_ver=${pkg_line#* }
+log "using $pkg_name $pkg_ver ($ARCH)"
+
+work=$(mktemp -d "$CACHE_ROOT/kernels/.tmp.$VERSION-$ARCH.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# Let apt download sandboxed as its unprivileged _apt user when it exists.
+if id _apt >/dev/null 2>&1; then
+    chown _apt "$work" 2>/dev/null || true
+fi
+chmod 755 "$work"
+
+(
+    cd "$work"
+    apt-get download "$pkg_name$pkg_suffix=$pkg_ver" >&2
+) || die "apt-get download $pkg_name$pkg_suffix=$pkg_ver failed"
+
+shopt -s nullglob
+debs=("$work"/*.deb)
+[[ ${#debs[@]} -eq 1 ]] || die "expected exactly one downloaded .deb in $work, found ${#debs[@]}"
+
+mkdir "$work/root" "$work/out"
+dpkg -x "${debs[0]}" "$work/root" || die "dpkg -x ${debs[0]} failed"
+
+images=("$work"/root/boot/vmlinuz-*)
+[[ ${#images[@]} -eq 1 ]] || die "expected exactly one boot/vmlinuz-* in $pkg_name, found ${#images[@]}"
+release=${images[0]##*/vmlinuz-}
+[[ -n $release ]] || die "could not derive the kernel release from ${images[0]}"
+
+cp "${images[0]}" "$work/out/vmlinuz"
+echo "$release" > "$work/out/release"
+echo "$pkg_name $pkg_ver" > "$work/out/package"
+configs=("$work"/root/boot/config-*)
+if [[ ${#configs[@]} -eq 1 ]]; then
+    cp "${configs[0]}" "$work/out/config"
+fi
+
+# Replace the cache entry in one step.
+rm -rf "$DIR"
+mv "$work/out" "$DIR"
+log "cached $release in $DIR"
+echo "$DIR"
