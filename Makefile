@@ -13,7 +13,7 @@ OUT := build
 BPF_OUT := $(OUT)/bpf/$(ARCH)
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -I$(BPF_OUT) -Isrc
-LDLIBS := -lbpf -lelf -lz -ljson-c
+LDLIBS := -lbpf -lelf -lz -ljson-c -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Ibpf
 
 BPF_NAMES := mremap thp task
@@ -33,6 +33,8 @@ DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
 DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 \
 	libjson-c-dev:arm64
+
+.SECONDARY:
 
 .PHONY: all deps deps-static static check unit-check host-check demo install clean
 
@@ -64,7 +66,7 @@ $(BENCH): bench/ptscope-bench.c
 	$(CC) -O2 -Wall -Wextra -o $@ $<
 
 # Static binaries for the qemu kernel matrix (x86_64 and aarch64).
-STATIC_LIBS := -l:libbpf.a -l:libelf.a -l:libz.a -l:libzstd.a -l:libjson-c.a
+STATIC_LIBS := -l:libbpf.a -l:libelf.a -l:libz.a -l:libzstd.a -l:libjson-c.a -lm
 static: deps-static
 	$(MAKE) $(OUT)/static/x86/ptscope $(OUT)/static/x86/ptscope-bench
 	$(MAKE) ARCH=arm64 CC=aarch64-linux-gnu-gcc $(OUT)/static/arm64/ptscope \

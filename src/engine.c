@@ -23,12 +23,13 @@ void engine_init(struct pts_engine *eng, int mode, bool follow_fork)
 	}
 }
 
+/* Has the metric an implemented candidate of this kind? */
 static bool metric_has_kind(const struct pts_metric *m, int kind)
 {
 	int i;
 
 	for (i = 0; i < m->nr_cands; i++)
-		if ((int)m->cands[i].kind == kind)
+		if ((int)m->cands[i].kind == kind && m->cands[i].progs[0])
 			return true;
 	return false;
 }

@@ -9,7 +9,8 @@ const char *fmt_bytes(char *buf, size_t len, uint64_t bytes)
 	double v = (double)bytes;
 	int u = 0;
 
-	while (v >= 1024 && u < 4) {
+	/* 1048575 is "1.00 MiB", not "1024 KiB": compare after rounding */
+	while (v >= 1023.995 && u < 4) {
 		v /= 1024;
 		u++;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,7 @@ static int parse_seconds(const char *arg, double *out)
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (errno || end == arg || *end || v <= 0 || v > 1e7)
+	if (errno || end == arg || *end || isnan(v) || v <= 0 || v > 1e7)
 		return -1;
 	*out = v;
 	return 0;
@@ -191,7 +192,21 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 	return 2;
 }
 
-/* Options may come before or after the command word, as with perf. */
+/*
+ * Name the offending option: optopt holds a short option (getopt has not
+ * advanced past a cluster like "-xj" yet); a long one is only in argv.
+ */
+static void unknown_option(const char *arg, char *err, size_t errlen)
+{
+	if (optopt && optopt < 256 && strncmp(arg, "--", 2))
+		snprintf(err, errlen, "unknown option or missing value: '-%c' "
+			 "(see ptscope --help)", optopt);
+	else
+		snprintf(err, errlen, "unknown option or missing value: '%s' "
+			 "(see ptscope --help)", arg);
+}
+
+/* The command word, if any, comes first: ptscope stat -p 42 -- CMD */
 int options_parse(int argc, char **argv, struct pts_options *opts,
 		  char *err, size_t errlen)
 {
@@ -215,8 +230,7 @@ int options_parse(int argc, char **argv, struct pts_options *opts,
 	while ((c = getopt_long(argc, argv, "+p:c:i:d:r:jo:vhV", long_opts,
 				NULL)) != -1) {
 		if (c == '?' || c == ':') {
-			snprintf(err, errlen, "unknown option or missing value: "
-				 "'%s' (see ptscope --help)", argv[optind - 1]);
+			unknown_option(argv[optind - 1], err, errlen);
 			return 2;
 		}
 		ret = parse_one(c, optarg, opts, err, errlen);

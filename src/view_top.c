@@ -77,6 +77,8 @@ static void top_table(FILE *out, struct pts_snapshot *d, int rows)
 	size_t i;
 
 	qsort(d->procs, d->nr_procs, sizeof(*d->procs), cmp_activity);
+	fprintf(out, "\nmremap calls per alignment class (PUD/PMD/PTE/INPLACE), "
+		"hugepage faults per size (F-*)");
 	fprintf(out, "\n%7s %-16s %7s %5s %5s %6s %8s %9s %7s %7s %8s\n", "PID",
 		"COMM", "MREMAP", "PUD", "PMD", "PTE", "INPLACE", "MEAN-LAT",
 		"F-64K", "F-2M", "F-FALLBK");

@@ -11,8 +11,14 @@ if [ "${1:-}" = "--arm64" ]; then
 	fi
 fi
 
+native=$(dpkg --print-architecture)
 missing=()
 for pkg in "$@"; do
+	# qualify the architecture: with arm64 added, a bare name is ambiguous
+	case "$pkg" in
+	*:*) ;;
+	*) pkg="$pkg:$native" ;;
+	esac
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
 	[ "$status" = "installed" ] || missing+=("$pkg")
 done

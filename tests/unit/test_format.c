@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests for src/format.c. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <limits.h>
+#include <string.h>
+#include <ptscope/ptscope.h>
+#include "format.h"
+
+#define KIB ((uint64_t)1024)
+#define MIB (KIB * 1024)
+#define GIB (MIB * 1024)
+#define TIB (GIB * 1024)
+
+static void assert_bytes(uint64_t bytes, const char *want)
+{
+	char buf[32];
+
+	assert_ptr_equal(fmt_bytes(buf, sizeof(buf), bytes), buf);
+	assert_string_equal(buf, want);
+}
+
+static void assert_ns(double ns, const char *want)
+{
+	char buf[32];
+
+	assert_ptr_equal(fmt_ns(buf, sizeof(buf), ns), buf);
+	assert_string_equal(buf, want);
+}
+
+static void assert_order_size(unsigned int order, uint64_t page_size,
+			      const char *want)
+{
+	char buf[16];
+
+	assert_ptr_equal(fmt_order_size(buf, sizeof(buf), order, page_size),
+			 buf);
+	assert_string_equal(buf, want);
+}
+
+static void test_bytes_plain(void **state)
+{
+	assert_bytes(0, "0 B");
+	assert_bytes(1, "1 B");
+	assert_bytes(1023, "1023 B");
+}
+
+static void test_bytes_units(void **state)
+{
+	assert_bytes(KIB, "1.00 KiB");
+	assert_bytes(1536, "1.50 KiB");
+	assert_bytes(10 * KIB, "10.0 KiB");
+	assert_bytes(100 * KIB, "100 KiB");
+	assert_bytes(MIB, "1.00 MiB");
+	assert_bytes(16 * MIB, "16.0 MiB");
+	assert_bytes(2 * MIB + MIB / 4, "2.25 MiB");
+	assert_bytes(GIB, "1.00 GiB");
+	assert_bytes(512 * GIB, "512 GiB");
+	assert_bytes(TIB, "1.00 TiB");
+}
+
+/* TiB is the largest unit */
+static void test_bytes_huge(void **state)
+{
+	assert_bytes(1024 * TIB, "1024 TiB");
+	assert_bytes(UINT64_MAX, "16777216 TiB");
+}
+
+static void test_bytes_truncates(void **state)
+{
+	char buf[16];
+
+	memset(buf, '#', sizeof(buf));
+	assert_ptr_equal(fmt_bytes(buf, 5, 16 * MIB), buf);
+	assert_string_equal(buf, "16.0");
+	assert_int_equal(buf[5], '#');
+}
+
+static void test_ns_ranges(void **state)
+{
+	assert_ns(0, "0 ns");
+	assert_ns(1, "1 ns");
+	assert_ns(999, "999 ns");
+	assert_ns(1000, "1.0 us");
+	assert_ns(1500, "1.5 us");
+	assert_ns(999000, "999.0 us");
+	assert_ns(1e6, "1.00 ms");
+	assert_ns(2.5e6, "2.50 ms");
+	assert_ns(999e6, "999.00 ms");
+	assert_ns(1e9, "1.00 s");
+	assert_ns(65e9, "65.00 s");
+}
+
+static void test_ns_fractions(void **state)
+{
+	assert_ns(12.4, "12 ns");
+	assert_ns(1234, "1.2 us");
+	assert_ns(1234567, "1.23 ms");
+	assert_ns(1234567890, "1.23 s");
+}
+
+static void test_order_size(void **state)
+{
+	assert_order_size(4, 4096, "64K");
+	assert_order_size(9, 4096, "2M");
+	assert_order_size(0, 4096, "4K");
+	assert_order_size(4, 16384, "256K");
+	assert_order_size(1, 4096, "8K");
+	assert_order_size(8, 4096, "1M");
+	assert_order_size(10, 4096, "4M");
+	assert_order_size(11, 16384, "32M");
+	assert_order_size(0, 65536, "64K");
+	assert_order_size(13, 65536, "512M");
+}
+
+static void test_class_names(void **state)
+{
+	assert_int_equal(PTS_MREMAP_CLASSES, 5);
+	assert_string_equal(mremap_class_name(PTS_MREMAP_PUD), "pud");
+	assert_string_equal(mremap_class_name(PTS_MREMAP_PMD), "pmd");
+	assert_string_equal(mremap_class_name(PTS_MREMAP_PTE), "pte");
+	assert_string_equal(mremap_class_name(PTS_MREMAP_INPLACE), "in_place");
+	assert_string_equal(mremap_class_name(PTS_MREMAP_FAILED), "failed");
+	assert_string_equal(mremap_class_name(PTS_MREMAP_CLASSES), "?");
+	assert_string_equal(mremap_class_name(100), "?");
+	assert_string_equal(mremap_class_name(UINT_MAX), "?");
+}
+
+static void test_class_descs(void **state)
+{
+	unsigned int i;
+
+	for (i = 0; i < PTS_MREMAP_CLASSES; i++) {
+		assert_non_null(mremap_class_desc(i));
+		assert_true(strlen(mremap_class_desc(i)) > 0);
+		assert_string_not_equal(mremap_class_desc(i), "?");
+	}
+	assert_string_equal(mremap_class_desc(PTS_MREMAP_INPLACE),
+			    "resized in place");
+	assert_string_equal(mremap_class_desc(PTS_MREMAP_FAILED), "failed");
+	assert_string_equal(mremap_class_desc(PTS_MREMAP_CLASSES), "?");
+	assert_string_equal(mremap_class_desc(UINT_MAX), "?");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bytes_plain),
+		cmocka_unit_test(test_bytes_units),
+		cmocka_unit_test(test_bytes_huge),
+		cmocka_unit_test(test_bytes_truncates),
+		cmocka_unit_test(test_ns_ranges),
+		cmocka_unit_test(test_ns_fractions),
+		cmocka_unit_test(test_order_size),
+		cmocka_unit_test(test_class_names),
+		cmocka_unit_test(test_class_descs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

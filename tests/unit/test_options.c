@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for src/options.c.
+ *
+ * options_parse() drives getopt_long(), which keeps global state.  The
+ * parser sets optind itself, but glibc also remembers where it stopped
+ * inside a cluster of short options ("-xj").  Each parse here first
+ * drains that leftover.  It must not reset getopt with optind = 0: glibc
+ * takes the argument ordering ('+' in the parser's optstring) only when
+ * it initializes, so main() lets options_parse() do that, as ptscope does.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <getopt.h>
+#include <string.h>
+#include "catalog.h"
+#include "engine.h"
+#include "options.h"
+
+#define ERR_LEN 256
+#define ARGC(argv) ((int)(sizeof(argv) / sizeof((argv)[0])) - 1)
+
+static char err[ERR_LEN];
+
+/* consume what is left of an aborted "-xj" without reinitializing */
+static void drain_getopt(void)
+{
+	char *argv[] = { "drain", "--", NULL };
+
+	optind = 1;
+	opterr = 0;
+	while (getopt(2, argv, "") != -1)
+		;
+}
+
+static int parse(int argc, char **argv, struct pts_options *opts)
+{
+	drain_getopt();
+	memset(err, 'X', sizeof(err) - 1);
+	err[sizeof(err) - 1] = '\0';
+	return options_parse(argc, argv, opts, err, sizeof(err));
+}
+
+static void assert_parse_ok(int argc, char **argv, struct pts_options *opts)
+{
+	int ret = parse(argc, argv, opts);
+
+	if (ret)
+		print_error("unexpected error: %s\n", err);
+	assert_int_equal(ret, 0);
+	assert_string_equal(err, "");
+}
+
+/* a usage error: exit code 2, a message naming @needle */
+static void assert_usage_error(int argc, char **argv, const char *needle)
+{
+	struct pts_options opts;
+
+	assert_int_equal(parse(argc, argv, &opts), 2);
+	assert_true(strlen(err) > 0);
+	assert_true(strlen(err) < ERR_LEN - 1);
+	if (!strstr(err, needle))
+		print_error("'%s' not in '%s'\n", needle, err);
+	assert_non_null(strstr(err, needle));
+}
+
+#define USAGE_ERROR(argv, needle) \
+	assert_usage_error(ARGC(argv), argv, needle)
+
+static void assert_default_filters(const struct pts_options *opts)
+{
+	assert_int_equal(opts->pid, 0);
+	assert_string_equal(opts->comm, "");
+	assert_false(opts->json);
+	assert_null(opts->output);
+	assert_false(opts->verbose);
+	assert_null(opts->cmd_argv);
+}
+
+static void test_defaults(void **state)
+{
+	char *argv[] = { "ptscope", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(argv), argv, &opts);
+	assert_int_equal(opts.cmd, PTS_CMD_TOP);
+	assert_true(opts.interval_s == 1.0);
+	assert_true(opts.duration_s == 0.0);
+	assert_int_equal(opts.mode, PTS_MODE_AUTO);
+	assert_int_equal(opts.rows, 20);
+	assert_default_filters(&opts);
+}
+
+static void test_probe(void **state)
+{
+	char *argv[] = { "ptscope", "probe", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(argv), argv, &opts);
+	assert_int_equal(opts.cmd, PTS_CMD_PROBE);
+	assert_int_equal(opts.mode, PTS_MODE_AUTO);
+	assert_default_filters(&opts);
+}
+
+static void test_top_with_values(void **state)
+{
+	char *argv[] = { "ptscope", "top", "-i", "0.5", "-d", "3", "-r", "5",
+			 NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(argv), argv, &opts);
+	assert_int_equal(opts.cmd, PTS_CMD_TOP);
+	assert_true(opts.interval_s == 0.5);
+	assert_true(opts.duration_s == 3.0);
+	assert_int_equal(opts.rows, 5);
+	assert_default_filters(&opts);
+}
+
+static void test_top_long_options(void **state)
+{
+	char *argv[] = { "ptscope", "top", "--interval=2", "--duration", "10",
+			 "--rows=7", "--pid", "99", "--comm=stress-ng",
+			 "--verbose", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(argv), argv, &opts);
+	assert_int_equal(opts.cmd, PTS_CMD_TOP);
+	assert_true(opts.interval_s == 2.0);
+	assert_true(opts.duration_s == 10.0);
+	assert_int_equal(opts.rows, 7);
+	assert_int_equal(opts.pid, 99);
+	assert_string_equal(opts.comm, "stress-ng");
+	assert_true(opts.verbose);
+}
+
+static void test_stat_full(void **state)
+{
+	char *argv[] = { "ptscope", "stat", "-p", "42", "-c", "bash", "--json",
+			 "-o", "f.json", "--", "ls", "-l", "/tmp", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(argv), argv, &opts);
+	assert_int_equal(opts.cmd, PTS_CMD_STAT);
+	assert_int_equal(opts.pid, 42);
+	assert_string_equal(opts.comm, "bash");
+	assert_true(opts.json);
+	assert_non_null(opts.output);
+	assert_string_equal(opts.output, "f.json");
+	/* the command keeps its own options: -l is not ptscope's */
+	assert_ptr_equal(opts.cmd_argv, &argv[10]);
+	assert_string_equal(opts.cmd_argv[0], "ls");
+	assert_string_equal(opts.cmd_argv[1], "-l");
+	assert_string_equal(opts.cmd_argv[2], "/tmp");
+	assert_null(opts.cmd_argv[3]);
+	assert_int_equal(opts.rows, 20);
+	assert_true(opts.interval_s == 1.0);
+}
+
+static void test_stat_plain_command(void **state)
+{
+	char *argv[] = { "ptscope", "stat", "--", "sleep", "1", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(argv), argv, &opts);
+	assert_int_equal(opts.cmd, PTS_CMD_STAT);
+	assert_ptr_equal(opts.cmd_argv, &argv[3]);
+	assert_string_equal(opts.cmd_argv[0], "sleep");
+	assert_string_equal(opts.cmd_argv[1], "1");
+	assert_null(opts.cmd_argv[2]);
+	assert_int_equal(opts.pid, 0);
+	assert_false(opts.json);
+}
+
+/* parsing stops at the first non-option, "--" is optional */
+static void test_stat_without_dashdash(void **state)
+{
+	char *argv[] = { "ptscope", "stat", "-j", "ls", "-l", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(argv), argv, &opts);
+	assert_int_equal(opts.cmd, PTS_CMD_STAT);
+	assert_true(opts.json);
+	assert_ptr_equal(opts.cmd_argv, &argv[3]);
+	assert_string_equal(opts.cmd_argv[1], "-l");
+	assert_null(opts.cmd_argv[2]);
+}
+
+static void assert_mode(const char *word, int want)
+{
+	char *argv[] = { "ptscope", "top", "--mode", (char *)word, NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(argv), argv, &opts);
+	assert_int_equal(opts.mode, want);
+	assert_int_equal(opts.cmd, PTS_CMD_TOP);
+}
+
+static void test_modes(void **state)
+{
+	assert_mode("fentry", PTS_PATH_FENTRY);
+	assert_mode("kprobe", PTS_PATH_KPROBE);
+	assert_mode("tracepoint", PTS_PATH_TRACEPOINT);
+	assert_mode("patched", PTS_PATH_PATCHED);
+	assert_mode("auto", PTS_MODE_AUTO);
+}
+
+static void test_mode_equals_form(void **state)
+{
+	char *argv[] = { "ptscope", "probe", "--mode=kprobe", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(argv), argv, &opts);
+	assert_int_equal(opts.cmd, PTS_CMD_PROBE);
+	assert_int_equal(opts.mode, PTS_PATH_KPROBE);
+}
+
+/* an option as the first word means "top"; later words are not commands */
+static void test_options_without_command(void **state)
+{
+	char *argv[] = { "ptscope", "-j", "-p", "7", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(argv), argv, &opts);
+	assert_int_equal(opts.cmd, PTS_CMD_TOP);
+	assert_true(opts.json);
+	assert_int_equal(opts.pid, 7);
+}
+
+/*
+ * The first word must be the command or an option: options before the
+ * command word are not supported (despite the "as with perf" comment in
+ * options.c), the command word is then an unexpected argument.
+ */
+static void test_options_before_command(void **state)
+{
+	char *top[] = { "ptscope", "-p", "42", "top", NULL };
+	char *stat[] = { "ptscope", "--json", "stat", "--", "ls", NULL };
+	char *probe[] = { "ptscope", "-v", "probe", NULL };
+
+	USAGE_ERROR(top, "unexpected argument 'top'");
+	USAGE_ERROR(stat, "unexpected argument 'stat'");
+	USAGE_ERROR(probe, "unexpected argument 'probe'");
+}
+
+static void assert_command(int argc, char **argv, enum pts_command want)
+{
+	struct pts_options opts;
+
+	assert_parse_ok(argc, argv, &opts);
+	assert_int_equal(opts.cmd, want);
+}
+
+static void test_help(void **state)
+{
+	char *short_opt[] = { "ptscope", "-h", NULL };
+	char *long_opt[] = { "ptscope", "--help", NULL };
+	char *word[] = { "ptscope", "help", NULL };
+	char *after_cmd[] = { "ptscope", "top", "-h", NULL };
+	/* help wins over stat's missing command */
+	char *stat_help[] = { "ptscope", "stat", "--help", NULL };
+
+	assert_command(ARGC(short_opt), short_opt, PTS_CMD_HELP);
+	assert_command(ARGC(long_opt), long_opt, PTS_CMD_HELP);
+	assert_command(ARGC(word), word, PTS_CMD_HELP);
+	assert_command(ARGC(after_cmd), after_cmd, PTS_CMD_HELP);
+	assert_command(ARGC(stat_help), stat_help, PTS_CMD_HELP);
+}
+
+static void test_version(void **state)
+{
+	char *short_opt[] = { "ptscope", "-V", NULL };
+	char *long_opt[] = { "ptscope", "--version", NULL };
+	char *after_cmd[] = { "ptscope", "probe", "-V", NULL };
+
+	assert_command(ARGC(short_opt), short_opt, PTS_CMD_VERSION);
+	assert_command(ARGC(long_opt), long_opt, PTS_CMD_VERSION);
+	assert_command(ARGC(after_cmd), after_cmd, PTS_CMD_VERSION);
+}
+
+static void test_comm_length(void **state)
+{
+	char *fifteen[] = { "ptscope", "-c", "abcdefghijklmno", NULL };
+	char *sixteen[] = { "ptscope", "-c", "abcdefghijklmnop", NULL };
+	char *empty[] = { "ptscope", "-c", "", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(fifteen), fifteen, &opts);
+	assert_string_equal(opts.comm, "abcdefghijklmno");
+	USAGE_ERROR(sixteen, "abcdefghijklmnop");
+	USAGE_ERROR(sixteen, "-c");
+	USAGE_ERROR(empty, "-c");
+}
+
+static void test_error_unknown_command(void **state)
+{
+	char *argv[] = { "ptscope", "frobnicate", NULL };
+
+	USAGE_ERROR(argv, "unknown command 'frobnicate'");
+}
+
+static void test_error_stat_without_command(void **state)
+{
+	char *bare[] = { "ptscope", "stat", NULL };
+	char *dashdash[] = { "ptscope", "stat", "--", NULL };
+	char *opts_only[] = { "ptscope", "stat", "-p", "42", "--json", NULL };
+
+	USAGE_ERROR(bare, "stat needs a command");
+	USAGE_ERROR(dashdash, "stat needs a command");
+	USAGE_ERROR(opts_only, "stat needs a command");
+}
+
+static void test_error_interval(void **state)
+{
+	char *zero[] = { "ptscope", "top", "-i", "0", NULL };
+	char *text[] = { "ptscope", "top", "-i", "abc", NULL };
+	char *negative[] = { "ptscope", "top", "-i", "-1", NULL };
+	char *trailing[] = { "ptscope", "top", "-i", "1s", NULL };
+	char *huge[] = { "ptscope", "top", "-i", "inf", NULL };
+
+	USAGE_ERROR(zero, "invalid value '0' for -i");
+	USAGE_ERROR(text, "invalid value 'abc' for -i");
+	USAGE_ERROR(negative, "invalid value '-1' for -i");
+	USAGE_ERROR(trailing, "invalid value '1s' for -i");
+	USAGE_ERROR(huge, "invalid value 'inf' for -i");
+}
+
+static void test_error_duration_and_rows(void **state)
+{
+	char *duration[] = { "ptscope", "top", "-d", "0", NULL };
+	char *rows_zero[] = { "ptscope", "top", "-r", "0", NULL };
+	char *rows_text[] = { "ptscope", "top", "-r", "ten", NULL };
+
+	USAGE_ERROR(duration, "invalid value '0' for -d");
+	USAGE_ERROR(rows_zero, "invalid value '0' for -r");
+	USAGE_ERROR(rows_text, "invalid value 'ten' for -r");
+}
+
+static void test_error_pid(void **state)
+{
+	char *zero[] = { "ptscope", "-p", "0", NULL };
+	char *text[] = { "ptscope", "-p", "x", NULL };
+	char *negative[] = { "ptscope", "-p", "-5", NULL };
+	char *too_big[] = { "ptscope", "-p", "4194305", NULL };
+	char *max[] = { "ptscope", "-p", "4194304", NULL };
+	struct pts_options opts;
+
+	USAGE_ERROR(zero, "invalid value '0' for -p");
+	USAGE_ERROR(text, "invalid value 'x' for -p");
+	USAGE_ERROR(negative, "invalid value '-5' for -p");
+	USAGE_ERROR(too_big, "'4194305'");
+	assert_parse_ok(ARGC(max), max, &opts);
+	assert_int_equal(opts.pid, 4194304);
+}
+
+static void test_error_mode(void **state)
+{
+	char *bogus[] = { "ptscope", "--mode", "bogus", NULL };
+	char *upper[] = { "ptscope", "--mode", "FENTRY", NULL };
+
+	USAGE_ERROR(bogus, "invalid value 'bogus' for --mode");
+	USAGE_ERROR(upper, "invalid value 'FENTRY' for --mode");
+}
+
+static void test_error_unknown_option(void **state)
+{
+	char *long_opt[] = { "ptscope", "--nope", NULL };
+	char *short_opt[] = { "ptscope", "top", "-x", NULL };
+
+	USAGE_ERROR(long_opt, "'--nope'");
+	USAGE_ERROR(short_opt, "'-x'");
+}
+
+static void test_error_missing_value(void **state)
+{
+	char *short_opt[] = { "ptscope", "top", "-p", NULL };
+	char *long_opt[] = { "ptscope", "stat", "--output", NULL };
+	char *mode[] = { "ptscope", "--mode", NULL };
+
+	USAGE_ERROR(short_opt, "missing value: '-p'");
+	USAGE_ERROR(long_opt, "missing value: '--output'");
+	USAGE_ERROR(mode, "missing value: '--mode'");
+}
+
+static void test_error_extra_argument(void **state)
+{
+	char *top[] = { "ptscope", "top", "extra", NULL };
+	char *probe[] = { "ptscope", "probe", "-j", "more", NULL };
+
+	USAGE_ERROR(top, "unexpected argument 'extra'");
+	USAGE_ERROR(probe, "unexpected argument 'more'");
+}
+
+/* the last bad option wins: no state leaks from an earlier good value */
+static void test_error_after_good_values(void **state)
+{
+	char *argv[] = { "ptscope", "top", "-i", "2", "-p", "1", "-i", "0",
+			 NULL };
+
+	USAGE_ERROR(argv, "invalid value '0' for -i");
+}
+
+/*
+ * BUG: strtod() accepts "nan", and NaN fails both "v <= 0" and
+ * "v > 1e7", so -i nan / -d nan are taken.  view_top() then converts
+ * NaN to time_t (undefined; INT64_MIN on x86), nanosleep() fails with
+ * EINVAL at once and top refreshes in a busy loop; -d nan never stops.
+ */
+static void test_bug_interval_nan_rejected(void **state)
+{
+	char *interval[] = { "ptscope", "top", "-i", "nan", NULL };
+	char *duration[] = { "ptscope", "top", "-d", "nan", NULL };
+
+	USAGE_ERROR(interval, "for -i");
+	USAGE_ERROR(duration, "for -d");
+}
+
+/*
+ * BUG (message only): for an unknown option at the start of a cluster,
+ * getopt has not advanced optind yet, so argv[optind - 1] is the word
+ * before it: "ptscope top -xj" reports 'top'.  optopt holds the letter.
+ */
+static void test_bug_unknown_option_in_cluster_named(void **state)
+{
+	char *argv[] = { "ptscope", "top", "-xj", NULL };
+
+	USAGE_ERROR(argv, "-x");
+}
+
+/*
+ * After that error glibc's getopt still points into "-xj".  A second
+ * options_parse() in the same process that only sets optind picks up
+ * the stale 'j' and then crashes inside getopt (seen with a scratch
+ * program).  drain_getopt() avoids it here; the CLI parses only once.
+ */
+static void test_reparse_after_cluster_error(void **state)
+{
+	char *bad[] = { "ptscope", "top", "-xj", NULL };
+	char *good[] = { "ptscope", "top", NULL };
+	struct pts_options opts;
+
+	assert_int_equal(parse(ARGC(bad), bad, &opts), 2);
+	assert_parse_ok(ARGC(good), good, &opts);
+	assert_int_equal(opts.cmd, PTS_CMD_TOP);
+	assert_false(opts.json);
+}
+
+int main(void)
+{
+	char *first[] = { "ptscope", NULL };
+	struct pts_options opts;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_probe),
+		cmocka_unit_test(test_top_with_values),
+		cmocka_unit_test(test_top_long_options),
+		cmocka_unit_test(test_stat_full),
+		cmocka_unit_test(test_stat_plain_command),
+		cmocka_unit_test(test_stat_without_dashdash),
+		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_mode_equals_form),
+		cmocka_unit_test(test_options_without_command),
+		cmocka_unit_test(test_options_before_command),
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_comm_length),
+		cmocka_unit_test(test_error_unknown_command),
+		cmocka_unit_test(test_error_stat_without_command),
+		cmocka_unit_test(test_error_interval),
+		cmocka_unit_test(test_error_duration_and_rows),
+		cmocka_unit_test(test_error_pid),
+		cmocka_unit_test(test_error_mode),
+		cmocka_unit_test(test_error_unknown_option),
+		cmocka_unit_test(test_error_missing_value),
+		cmocka_unit_test(test_error_extra_argument),
+		cmocka_unit_test(test_error_after_good_values),
+		cmocka_unit_test(test_bug_interval_nan_rejected),
+		cmocka_unit_test(test_bug_unknown_option_in_cluster_named),
+		cmocka_unit_test(test_reparse_after_cluster_error),
+	};
+
+	/* glibc's getopt initializes on this first call, as in ptscope */
+	options_parse(ARGC(first), first, &opts, err, sizeof(err));
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
