@@ -24,10 +24,27 @@ struct mremap_start {
 	__u64 new_len;
 };
 
-struct mpt_start {
+/*
+ * One move_page_tables() call in progress on a thread, and the loop
+ * iteration (one extent) the level markers are inside.
+ */
+struct mpt_walk {
 	__u64 ts;
 	__u64 len;
-	__u64 for_stack;
+	__u64 old_start;
+	__u64 new_start;
+	__u64 old_end;
+	__u8 for_stack;
+	__u8 reverse;
+	/* the current iteration, opened by get_old_pud(addr) */
+	__u8 iter_open;
+	__u8 iter_pud_calls;	/* 2: it went on to the PMD level */
+	__u8 iter_pud_none;	/* nothing mapped: extent skipped */
+	__u8 iter_hpmd_tried;
+	__u8 iter_hpmd_moved;
+	__u8 iter_pte_seen;
+	__u64 iter_addr;
+	__u64 iter_ptes;
 };
 
 struct {
@@ -41,13 +58,41 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PTS_MAX_INFLIGHT);
 	__type(key, __u32);
-	__type(value, struct mpt_start);
+	__type(value, struct mpt_walk);
 } mpt_inflight SEC(".maps");
+
+/* threads whose last move_page_tables() moved less than asked */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PTS_MAX_INFLIGHT);
+	__type(key, __u32);
+	__type(value, __u8);
+} mpt_partial SEC(".maps");
+
+/* a PTE table read by the PTE-level marker */
+struct pte_table {
+	__u64 entries[512];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pte_table);
+} pte_buf SEC(".maps");
 
 /* 6.15+ passes all move state in one struct (mm/mremap.c) */
 struct pagetable_move_control___pts {
+	unsigned long old_addr;
+	unsigned long old_end;
+	unsigned long new_addr;
 	unsigned long len_in;
 	bool for_stack;
+} __attribute__((preserve_access_index));
+
+/* before 6.8 exec marked the task instead of passing for_stack */
+struct task_struct___in_execve {
+	unsigned int in_execve:1;
 } __attribute__((preserve_access_index));
 
 static __always_inline void mremap_enter(__u64 addr, __u64 old_len,
@@ -159,36 +204,150 @@ int BPF_PROG(mremap_btf_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
-static __always_inline void mpt_enter(__u64 len, __u64 for_stack)
+static __always_inline bool in_execve(void)
+{
+	struct task_struct___in_execve *task = (void *)bpf_get_current_task();
+
+	if (!bpf_core_field_exists(task->in_execve))
+		return false;
+	return BPF_CORE_READ_BITFIELD_PROBED(task, in_execve);
+}
+
+static __always_inline void mpt_enter(__u64 old_addr, __u64 new_addr,
+				      __u64 len, __u64 old_end, bool for_stack)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct mpt_start start = {
+	struct mpt_walk walk = {
 		.ts = bpf_ktime_get_ns(),
 		.len = len,
+		.old_start = old_addr,
+		.new_start = new_addr,
+		.old_end = old_end,
 		.for_stack = for_stack,
 	};
 
 	if (!task_wanted())
 		return;
-	if (bpf_map_update_elem(&mpt_inflight, &tid, &start, BPF_ANY))
+	/* move_vma() moves the entries back after a partial move */
+	if (bpf_map_lookup_elem(&mpt_partial, &tid)) {
+		walk.reverse = 1;
+		bpf_map_delete_elem(&mpt_partial, &tid);
+	}
+	if (bpf_map_update_elem(&mpt_inflight, &tid, &walk, BPF_ANY))
 		count_add(PTS_C_DROP_START_MAP, 1);
+}
+
+static __always_inline __u64 min3(__u64 a, __u64 b, __u64 c)
+{
+	__u64 m = a < b ? a : b;
+
+	return m < c ? m : c;
+}
+
+/* get_extent() of mm/mremap.c for one level, from the walk's geometry */
+static __always_inline __u64 extent_at(const struct mpt_walk *w, __u64 old,
+				       __u64 entry)
+{
+	__u64 new = w->new_start + (old - w->old_start);
+	__u64 old_next = (old + entry) & ~(entry - 1);
+	__u64 new_next = (new + entry) & ~(entry - 1);
+
+	return min3(old_next - old, w->old_end - old, new_next - new);
+}
+
+/*
+ * The iteration at w->iter_addr is over: classify it.  The loop in
+ * move_page_tables() (5.11+) calls get_old_pud() once per extent, and a
+ * second time from get_old_pmd() when it goes on to the PMD level; a
+ * PMD-level extent ends in move_huge_pmd(), a NORMAL_PMD move, or
+ * move_ptes().  move_pgt_entry()/move_normal_p?d()/move_ptes() themselves
+ * are inlined on every kernel we checked.
+ */
+static __always_inline void iter_finish(struct mpt_walk *w)
+{
+	bool pud_possible, pmd_possible;
+	__u64 pmd_extent;
+
+	if (!w->iter_open || w->for_stack || w->reverse)
+		goto reset;
+	pud_possible = extent_at(w, w->iter_addr, cfg.pud_size) == cfg.pud_size;
+	pmd_extent = extent_at(w, w->iter_addr, cfg.pmd_size);
+	pmd_possible = pmd_extent == cfg.pmd_size;
+	if (w->iter_pud_calls < 2) {
+		if (w->iter_pud_none)
+			count_add(PTS_C_LV_EMPTY, 1);
+		else if (pud_possible)
+			count_add(PTS_C_LV_PUD_MOVED, 1);
+		goto reset;
+	}
+	if (pud_possible)
+		count_add(PTS_C_LV_PUD_FALLBACK, 1);
+	if (w->iter_hpmd_tried) {
+		count_add(w->iter_hpmd_moved ? PTS_C_LV_HPMD_MOVED :
+			  PTS_C_LV_HPMD_FALLBACK, 1);
+		if (w->iter_hpmd_moved)
+			goto reset;
+	}
+	if (!(cfg.flags & PTS_CFG_PTE_MARKER)) {
+		/* no PTE-level marker: infer from the geometry */
+		if (pmd_possible && !w->iter_hpmd_tried) {
+			count_add(PTS_C_LV_PMD_MOVED, 1);
+		} else {
+			count_add(PTS_C_LV_PTE_EXTENTS, 1);
+			count_add(PTS_C_LV_PTE_BYTES, pmd_extent);
+		}
+		goto reset;
+	}
+	if (w->iter_pte_seen) {
+		if (pmd_possible && !w->iter_hpmd_tried)
+			count_add(PTS_C_LV_PMD_FALLBACK, 1);
+		count_add(PTS_C_LV_PTE_EXTENTS, 1);
+		count_add(PTS_C_LV_PTE_BYTES, pmd_extent);
+		count_add(PTS_C_LV_PTES, w->iter_ptes);
+	} else if (pmd_possible && !w->iter_hpmd_tried) {
+		count_add(PTS_C_LV_PMD_MOVED, 1);
+	} else {
+		count_add(PTS_C_LV_EMPTY, 1);
+	}
+reset:
+	w->iter_open = 0;
+	w->iter_pud_calls = 0;
+	w->iter_pud_none = 0;
+	w->iter_hpmd_tried = 0;
+	w->iter_hpmd_moved = 0;
+	w->iter_pte_seen = 0;
+	w->iter_ptes = 0;
+}
+
+static __always_inline struct mpt_walk *current_walk(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	return bpf_map_lookup_elem(&mpt_inflight, &tid);
 }
 
 static __always_inline void mpt_exit(__u64 moved)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct mpt_start *s = bpf_map_lookup_elem(&mpt_inflight, &tid);
+	struct mpt_walk *w = bpf_map_lookup_elem(&mpt_inflight, &tid);
+	__u8 one = 1;
 
-	if (!s)
+	if (!w)
 		return;
+	iter_finish(w);
 	count_add(PTS_C_MPT_CALLS, 1);
-	count_add(PTS_C_MPT_BYTES_REQUESTED, s->len);
+	count_add(PTS_C_MPT_BYTES_REQUESTED, w->len);
 	count_add(PTS_C_MPT_BYTES_MOVED, moved);
-	if (moved < s->len)
+	if (moved < w->len) {
 		count_add(PTS_C_MPT_PARTIAL, 1);
-	if (s->for_stack)
+		if (!w->reverse)
+			bpf_map_update_elem(&mpt_partial, &tid, &one, BPF_ANY);
+	}
+	if (w->for_stack)
 		count_add(PTS_C_MPT_STACK, 1);
-	hist_add(PTS_H_MPT_NS, bpf_ktime_get_ns() - s->ts);
+	if (w->reverse)
+		count_add(PTS_C_MPT_REVERSE, 1);
+	hist_add(PTS_H_MPT_NS, bpf_ktime_get_ns() - w->ts);
 	bpf_map_delete_elem(&mpt_inflight, &tid);
 }
 
@@ -196,7 +355,85 @@ static __always_inline void mpt_enter_pmc(void *pmc)
 {
 	struct pagetable_move_control___pts *p = pmc;
 
-	mpt_enter(BPF_CORE_READ(p, len_in), BPF_CORE_READ(p, for_stack));
+	mpt_enter(BPF_CORE_READ(p, old_addr), BPF_CORE_READ(p, new_addr),
+		  BPF_CORE_READ(p, len_in), BPF_CORE_READ(p, old_end),
+		  BPF_CORE_READ(p, for_stack));
+}
+
+/* get_old_pud(mm, addr): opens an extent, or marks its PMD-level step */
+static __always_inline void marker_old_pud(__u64 addr)
+{
+	struct mpt_walk *w = current_walk();
+
+	if (!w)
+		return;
+	if (w->iter_open && w->iter_addr == addr) {
+		w->iter_pud_calls = 2;
+		return;
+	}
+	iter_finish(w);
+	w->iter_open = 1;
+	w->iter_addr = addr;
+	w->iter_pud_calls = 1;
+}
+
+static __always_inline void marker_old_pud_ret(void *pud)
+{
+	struct mpt_walk *w = current_walk();
+
+	if (w && w->iter_open && w->iter_pud_calls == 1 && !pud)
+		w->iter_pud_none = 1;
+}
+
+static __always_inline void marker_huge_pmd(bool done, bool moved)
+{
+	struct mpt_walk *w = current_walk();
+
+	if (!w || !w->iter_open)
+		return;
+	w->iter_hpmd_tried = 1;
+	if (done)
+		w->iter_hpmd_moved = moved;
+}
+
+static __always_inline void marker_split(void)
+{
+	struct mpt_walk *w = current_walk();
+
+	if (w && !w->for_stack)
+		count_add(PTS_C_LV_SPLITS, 1);
+}
+
+/*
+ * __pte_offset_map_lock() returned the mapped old PTE table entry for the
+ * extent move_ptes() is about to move (6.5+): count the non-none entries,
+ * which are exactly what the extent moves.
+ */
+static __always_inline void marker_pte_table(__u64 *ptep)
+{
+	struct mpt_walk *w = current_walk();
+	struct pte_table *buf;
+	__u32 zero = 0, i, n;
+	__u64 count = 0;
+
+	if (!w || !w->iter_open || !ptep)
+		return;
+	w->iter_pte_seen = 1;
+	buf = bpf_map_lookup_elem(&pte_buf, &zero);
+	if (!buf)
+		return;
+	n = extent_at(w, w->iter_addr, cfg.pmd_size) / (cfg.pmd_size / 512);
+	if (n > 512)
+		n = 512;
+	if (bpf_probe_read_kernel(buf->entries, sizeof(buf->entries), ptep))
+		return;
+	for (i = 0; i < 512; i++) {
+		if (i >= n)
+			break;
+		if (buf->entries[i])
+			count++;
+	}
+	w->iter_ptes += count;
 }
 
 /*
@@ -223,7 +460,7 @@ SEC("fentry/move_page_tables")
 int BPF_PROG(mpt_fentry_scalar, void *vma, unsigned long old_addr,
 	     void *new_vma, unsigned long new_addr, unsigned long len)
 {
-	mpt_enter(len, 0);
+	mpt_enter(old_addr, new_addr, len, old_addr + len, in_execve());
 	return 0;
 }
 
@@ -241,7 +478,7 @@ int BPF_PROG(mpt_fentry_scalar7, void *vma, unsigned long old_addr,
 	     void *new_vma, unsigned long new_addr, unsigned long len,
 	     bool need_rmap_locks, bool for_stack)
 {
-	mpt_enter(len, for_stack);
+	mpt_enter(old_addr, new_addr, len, old_addr + len, for_stack);
 	return 0;
 }
 
@@ -261,12 +498,34 @@ int BPF_KPROBE(mpt_kprobe_pmc, void *pmc)
 	return 0;
 }
 
+/* before 6.8 exec marks the task (in_execve): the exec stack move on 6.1 */
 SEC("kprobe/move_page_tables")
 int BPF_KPROBE(mpt_kprobe_scalar, void *vma, unsigned long old_addr,
 	       void *new_vma, unsigned long new_addr, unsigned long len)
 {
-	/* for_stack is the 7th argument, on the stack on x86: not read */
-	mpt_enter(len, 0);
+	mpt_enter(old_addr, new_addr, len, old_addr + len, in_execve());
+	return 0;
+}
+
+/* the 7th argument: on the stack above the return address on x86-64 */
+static __always_inline __u64 kprobe_arg7(struct pt_regs *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	__u64 val = 0;
+
+	bpf_probe_read_kernel(&val, sizeof(val), (void *)(PT_REGS_SP(ctx) + 8));
+	return val;
+#else
+	return BPF_CORE_READ((struct user_pt_regs *)ctx, regs[6]);
+#endif
+}
+
+SEC("kprobe/move_page_tables")
+int BPF_KPROBE(mpt_kprobe_scalar7, void *vma, unsigned long old_addr,
+	       void *new_vma, unsigned long new_addr, unsigned long len)
+{
+	mpt_enter(old_addr, new_addr, len, old_addr + len,
+		  kprobe_arg7(ctx) & 0xff);
 	return 0;
 }
 
@@ -274,5 +533,93 @@ SEC("kretprobe/move_page_tables")
 int BPF_KRETPROBE(mpt_kretprobe, unsigned long ret)
 {
 	mpt_exit(ret);
+	return 0;
+}
+
+/* level markers, fentry flavour */
+SEC("fentry/get_old_pud")
+int BPF_PROG(lv_fentry_old_pud, void *mm, unsigned long addr)
+{
+	marker_old_pud(addr);
+	return 0;
+}
+
+SEC("fexit/get_old_pud")
+int BPF_PROG(lv_fexit_old_pud, void *mm, unsigned long addr, void *ret)
+{
+	marker_old_pud_ret(ret);
+	return 0;
+}
+
+SEC("fentry/move_huge_pmd")
+int BPF_PROG(lv_fentry_huge_pmd)
+{
+	marker_huge_pmd(false, false);
+	return 0;
+}
+
+SEC("fexit/move_huge_pmd")
+int BPF_PROG(lv_fexit_huge_pmd, void *vma, unsigned long old_addr,
+	     unsigned long new_addr, void *old_pmd, void *new_pmd, bool ret)
+{
+	marker_huge_pmd(true, ret);
+	return 0;
+}
+
+SEC("fentry/__split_huge_pmd")
+int BPF_PROG(lv_fentry_split)
+{
+	marker_split();
+	return 0;
+}
+
+SEC("fexit/__pte_offset_map_lock")
+int BPF_PROG(lv_fexit_pte_lock, void *mm, void *pmd, unsigned long addr,
+	     void *ptlp, __u64 *ret)
+{
+	marker_pte_table(ret);
+	return 0;
+}
+
+/* level markers, kprobe flavour */
+SEC("kprobe/get_old_pud")
+int BPF_KPROBE(lv_kprobe_old_pud, void *mm, unsigned long addr)
+{
+	marker_old_pud(addr);
+	return 0;
+}
+
+SEC("kretprobe/get_old_pud")
+int BPF_KRETPROBE(lv_kretprobe_old_pud, void *ret)
+{
+	marker_old_pud_ret(ret);
+	return 0;
+}
+
+SEC("kprobe/move_huge_pmd")
+int BPF_KPROBE(lv_kprobe_huge_pmd)
+{
+	marker_huge_pmd(false, false);
+	return 0;
+}
+
+SEC("kretprobe/move_huge_pmd")
+int BPF_KRETPROBE(lv_kretprobe_huge_pmd, bool ret)
+{
+	marker_huge_pmd(true, ret);
+	return 0;
+}
+
+SEC("kprobe/__split_huge_pmd")
+int BPF_KPROBE(lv_kprobe_split)
+{
+	marker_split();
+	return 0;
+}
+
+SEC("kretprobe/__pte_offset_map_lock")
+int BPF_KRETPROBE(lv_kretprobe_pte_lock, __u64 *ret)
+{
+	marker_pte_table(ret);
 	return 0;
 }

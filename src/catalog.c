@@ -5,6 +5,8 @@
  * checked against /proc/kallsyms of the kernels we test on.
  */
 #include <string.h>
+#include <linux/types.h>
+#include <ptscope/ptscope.h>
 #include "catalog.h"
 
 static const char *const path_kind_names[PTS_PATH_KINDS] = {
@@ -34,7 +36,6 @@ int path_kind_parse(const char *name, enum pts_path_kind *kind)
 	return -1;
 }
 
-#define LEVELS_TODO "level breakdown is issue #3 (markers) and #5 (patched tracepoints)"
 #define FAULT_TODO "fault-path fentry/kprobe is issue #4"
 
 const struct pts_metric pts_catalog[] = {
@@ -70,7 +71,7 @@ const struct pts_metric pts_catalog[] = {
 	{
 		.name = "mremap.move_page_tables",
 		.desc = "move_page_tables calls: bytes requested vs moved, latency",
-		.nr_cands = 5,
+		.nr_cands = 6,
 		.cands = {
 			{
 				.kind = PTS_PATH_FENTRY,
@@ -118,12 +119,23 @@ const struct pts_metric pts_catalog[] = {
 			},
 			{
 				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe/kretprobe move_page_tables(scalar args)",
+				.label = "kprobe/kretprobe move_page_tables(7 args)",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mpt_kprobe_scalar7", "mpt_kretprobe" },
+				.reqs = {
+					{ PTS_REQ_NARGS, "move_page_tables", NULL, 7 },
+					{ PTS_REQ_KPROBE, "move_page_tables" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe/kretprobe move_page_tables(6 args)",
 				.exact = true,
 				.obj = PTS_OBJ_MREMAP,
 				.progs = { "mpt_kprobe_scalar", "mpt_kretprobe" },
 				.reqs = {
-					{ PTS_REQ_NOT_ARG0_STRUCT, "move_page_tables", "pagetable_move_control" },
+					{ PTS_REQ_NARGS, "move_page_tables", NULL, 6 },
 					{ PTS_REQ_KPROBE, "move_page_tables" },
 				},
 			},
@@ -132,14 +144,14 @@ const struct pts_metric pts_catalog[] = {
 	{
 		.name = "mremap.levels",
 		.desc = "entries moved per level: PUD, PMD, huge PMD, PTE",
-		.nr_cands = 4,
+		.nr_cands = 6,
 		.cands = {
 			{
 				.kind = PTS_PATH_PATCHED,
 				.label = "tp_btf mremap:move_pgt_entry + mremap:move_ptes",
 				.exact = true,
 				.obj = PTS_OBJ_MREMAP,
-				.todo = LEVELS_TODO,
+				.todo = "patched tracepoints are issue #5",
 				.reqs = {
 					{ PTS_REQ_BTF_TRACE, "mremap_move_pgt_entry" },
 					{ PTS_REQ_BTF_TRACE, "mremap_move_ptes" },
@@ -150,7 +162,7 @@ const struct pts_metric pts_catalog[] = {
 				.label = "fentry move_pgt_entry",
 				.exact = true,
 				.obj = PTS_OBJ_MREMAP,
-				.todo = LEVELS_TODO,
+				.todo = "no kernel seen with move_pgt_entry out of line",
 				.reqs = {
 					{ PTS_REQ_SYMBOL, "move_pgt_entry" },
 					{ PTS_REQ_FENTRY, "move_pgt_entry" },
@@ -158,26 +170,68 @@ const struct pts_metric pts_catalog[] = {
 			},
 			{
 				.kind = PTS_PATH_FENTRY,
-				.label = "fentry markers inside move_page_tables (get_old_pud, move_huge_pmd, ...)",
-				.exact = false,
-				.inferred_from = "out-of-line helpers called by the inlined levels",
+				.label = "fentry markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+]",
+				.exact = true,
 				.obj = PTS_OBJ_MREMAP,
-				.todo = LEVELS_TODO,
+				.cfg_flags = PTS_CFG_PTE_MARKER,
+				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
+					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
+					   "lv_fentry_split", "lv_fexit_pte_lock" },
 				.reqs = {
-					{ PTS_REQ_FENTRY, "move_page_tables" },
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_FENTRY, "get_old_pud" },
 					{ PTS_REQ_FENTRY, "move_huge_pmd" },
+					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
+					{ PTS_REQ_FENTRY, "__pte_offset_map_lock" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry markers get_old_pud, move_huge_pmd",
+				.exact = false,
+				.inferred_from = "no out-of-line PTE helper in move_ptes (before 6.5): NORMAL_PMD and PTE extents from the geometry, PTE count unavailable",
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
+					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
+					   "lv_fentry_split" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_FENTRY, "get_old_pud" },
+					{ PTS_REQ_FENTRY, "move_huge_pmd" },
+					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
 				},
 			},
 			{
 				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe markers inside move_page_tables",
-				.exact = false,
-				.inferred_from = "out-of-line helpers called by the inlined levels",
+				.label = "kprobe markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+]",
+				.exact = true,
 				.obj = PTS_OBJ_MREMAP,
-				.todo = LEVELS_TODO,
+				.cfg_flags = PTS_CFG_PTE_MARKER,
+				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
+					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
+					   "lv_kprobe_split", "lv_kretprobe_pte_lock" },
 				.reqs = {
-					{ PTS_REQ_KPROBE, "move_page_tables" },
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_KPROBE, "get_old_pud" },
 					{ PTS_REQ_KPROBE, "move_huge_pmd" },
+					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
+					{ PTS_REQ_KPROBE, "__pte_offset_map_lock" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe markers get_old_pud, move_huge_pmd",
+				.exact = false,
+				.inferred_from = "no out-of-line PTE helper in move_ptes (before 6.5): NORMAL_PMD and PTE extents from the geometry, PTE count unavailable",
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
+					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
+					   "lv_kprobe_split" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_KPROBE, "get_old_pud" },
+					{ PTS_REQ_KPROBE, "move_huge_pmd" },
+					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
 				},
 			},
 		},

@@ -28,6 +28,7 @@ enum pts_req_kind {
 	PTS_REQ_ARG0_STRUCT,	/* FUNC's first argument points to struct <arg> */
 	PTS_REQ_NOT_ARG0_STRUCT,	/* ... and the opposite */
 	PTS_REQ_NARGS,		/* FUNC has exactly <nargs> arguments */
+	PTS_REQ_METRIC_PATH,	/* metric <name> attached by the same kind */
 };
 
 struct pts_req {
@@ -44,8 +45,8 @@ enum pts_obj_id {
 	PTS_NR_OBJS,
 };
 
-#define PTS_MAX_PROGS	4
-#define PTS_MAX_REQS	4
+#define PTS_MAX_PROGS	8
+#define PTS_MAX_REQS	6
 #define PTS_MAX_CANDS	8
 
 struct pts_candidate {
@@ -56,6 +57,7 @@ struct pts_candidate {
 	enum pts_obj_id obj;
 	const char *progs[PTS_MAX_PROGS];	/* empty: not implemented yet */
 	const char *todo;			/* why no programs yet */
+	unsigned int cfg_flags;			/* PTS_CFG_* it needs */
 	struct pts_req reqs[PTS_MAX_REQS];
 };
 

@@ -34,6 +34,21 @@ static bool metric_has_kind(const struct pts_metric *m, int kind)
 	return false;
 }
 
+/* Is @metric attached through a candidate of @kind? */
+static int check_metric_path(const struct pts_engine *eng, const char *metric,
+			     enum pts_path_kind kind, char *why, size_t len)
+{
+	const struct pts_choice *dep = engine_choice(eng, metric);
+
+	if (dep && dep->chosen >= 0 && dep->metric->cands[dep->chosen].kind == kind)
+		return 0;
+	snprintf(why, len, "needs %s through %s, which is %s", metric,
+		 path_kind_name(kind), dep && dep->chosen >= 0 ?
+		 path_kind_name(dep->metric->cands[dep->chosen].kind) :
+		 "unavailable");
+	return -ENOENT;
+}
+
 /* 0 when the candidate can be used; otherwise the reason in @why */
 static int candidate_usable(const struct pts_engine *eng,
 			    const struct pts_metric *m,
@@ -49,7 +64,11 @@ static int candidate_usable(const struct pts_engine *eng,
 		return -EPERM;
 	}
 	for (i = 0; i < PTS_MAX_REQS && c->reqs[i].kind; i++) {
-		err = check(ctx, &c->reqs[i], why, len);
+		if (c->reqs[i].kind == PTS_REQ_METRIC_PATH)
+			err = check_metric_path(eng, c->reqs[i].name, c->kind,
+						why, len);
+		else
+			err = check(ctx, &c->reqs[i], why, len);
 		if (err)
 			return err;
 	}
@@ -237,19 +256,34 @@ static int any_chosen(const struct pts_engine *eng)
 	return n;
 }
 
+/* the configuration plus what the chosen candidates need */
+static void chosen_config(const struct pts_engine *eng,
+			  const struct pts_config *base, struct pts_config *cfg)
+{
+	int i;
+
+	*cfg = *base;
+	for (i = 0; i < eng->nr_choices; i++)
+		if (eng->choices[i].chosen >= 0)
+			cfg->flags |= eng->choices[i].metric->cands[
+				eng->choices[i].chosen].cfg_flags;
+}
+
 /*
  * open -> configure -> choose autoload -> load -> attach; when the kernel
  * refuses a candidate, mark it and start over with the next one.
  */
-int engine_attach(struct pts_engine *eng, const struct pts_config *cfg,
+int engine_attach(struct pts_engine *eng, const struct pts_config *base,
 		  pts_check_fn check, void *ctx)
 {
+	struct pts_config config, *cfg = &config;
 	int round, err;
 
 	for (round = 0; round < ENGINE_MAX_ROUNDS; round++) {
 		engine_choose(eng, check, ctx);
 		if (!any_chosen(eng))
 			return -ENOENT;
+		chosen_config(eng, base, cfg);
 		err = objects_open(&eng->objs, cfg);
 		if (err)
 			return err;

@@ -63,6 +63,14 @@ static json_object *thp_settings_json(void)
 	return thp;
 }
 
+bool report_has_pte_counts(const struct pts_report *rep)
+{
+	const struct pts_choice *ch = engine_choice(rep->eng, "mremap.levels");
+
+	return ch && ch->chosen >= 0 &&
+	       (ch->metric->cands[ch->chosen].cfg_flags & PTS_CFG_PTE_MARKER);
+}
+
 json_object *report_system_json(const struct pts_report *rep)
 {
 	json_object *sys = json_object_new_object();
@@ -200,7 +208,38 @@ static json_object *mpt_json(const struct pts_snapshot *s)
 			       json_u64(*counter(s, PTS_C_MPT_BYTES_MOVED)));
 	json_object_object_add(o, "partial", json_u64(*counter(s, PTS_C_MPT_PARTIAL)));
 	json_object_object_add(o, "stack_moves", json_u64(*counter(s, PTS_C_MPT_STACK)));
+	json_object_object_add(o, "reverse_moves", json_u64(*counter(s, PTS_C_MPT_REVERSE)));
 	json_object_object_add(o, "latency_ns", hist_json(&s->hists.h[PTS_H_MPT_NS]));
+	return o;
+}
+
+/* PTE counts need the PTE-level marker; without it they are absent */
+static json_object *levels_json(const struct pts_report *rep,
+				const struct pts_snapshot *s)
+{
+	static const struct {
+		const char *key;
+		int counter;
+	} fields[] = {
+		{ "pud_moved", PTS_C_LV_PUD_MOVED },
+		{ "pud_fallback", PTS_C_LV_PUD_FALLBACK },
+		{ "pmd_moved", PTS_C_LV_PMD_MOVED },
+		{ "pmd_fallback", PTS_C_LV_PMD_FALLBACK },
+		{ "huge_pmd_moved", PTS_C_LV_HPMD_MOVED },
+		{ "huge_pmd_fallback", PTS_C_LV_HPMD_FALLBACK },
+		{ "pte_extents", PTS_C_LV_PTE_EXTENTS },
+		{ "pte_extent_bytes", PTS_C_LV_PTE_BYTES },
+		{ "empty_extents", PTS_C_LV_EMPTY },
+		{ "thp_splits", PTS_C_LV_SPLITS },
+	};
+	json_object *o = json_object_new_object();
+	size_t i;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		json_object_object_add(o, fields[i].key,
+				       json_u64(*counter(s, fields[i].counter)));
+	if (report_has_pte_counts(rep))
+		json_object_object_add(o, "ptes", json_u64(*counter(s, PTS_C_LV_PTES)));
 	return o;
 }
 
@@ -331,6 +370,8 @@ json_object *report_snapshot_json(const struct pts_report *rep,
 	add_if_available(rep, root, "mremap", "mremap.calls", mremap_json(snap));
 	add_if_available(rep, root, "move_page_tables", "mremap.move_page_tables",
 			 mpt_json(snap));
+	add_if_available(rep, root, "mremap_levels", "mremap.levels",
+			 levels_json(rep, snap));
 	add_if_available(rep, root, "hugepage_faults", "thp.fault_alloc",
 			 faults_json(rep, snap));
 	add_if_available(rep, root, "khugepaged_collapse", "thp.collapse",

@@ -90,14 +90,44 @@ static void mpt_text(FILE *out, const struct pts_snapshot *s, bool hists)
 	const struct pts_hist *h = &s->hists.h[PTS_H_MPT_NS];
 
 	fprintf(out, "\nmove_page_tables: %llu calls, %s requested, %s moved, "
-		"%llu partial, %llu exec-stack\n",
+		"%llu partial, %llu exec-stack, %llu reverse\n",
 		(unsigned long long)s->counters.v[PTS_C_MPT_CALLS],
 		fmt_bytes(req, sizeof(req), s->counters.v[PTS_C_MPT_BYTES_REQUESTED]),
 		fmt_bytes(moved, sizeof(moved), s->counters.v[PTS_C_MPT_BYTES_MOVED]),
 		(unsigned long long)s->counters.v[PTS_C_MPT_PARTIAL],
-		(unsigned long long)s->counters.v[PTS_C_MPT_STACK]);
+		(unsigned long long)s->counters.v[PTS_C_MPT_STACK],
+		(unsigned long long)s->counters.v[PTS_C_MPT_REVERSE]);
 	if (hists && h->count)
 		hist_print(out, h, "nsecs");
+}
+
+static void levels_text(FILE *out, const struct pts_report *rep,
+			const struct pts_snapshot *s)
+{
+	const __u64 *v = s->counters.v;
+	char bytes[32];
+
+	fprintf(out, "\npage-table entries moved (exec stack moves not included)\n");
+	fprintf(out, "  %-10s %10s %10s\n", "level", "moved", "fell back");
+	fprintf(out, "  %-10s %10llu %10llu\n", "PUD",
+		(unsigned long long)v[PTS_C_LV_PUD_MOVED],
+		(unsigned long long)v[PTS_C_LV_PUD_FALLBACK]);
+	fprintf(out, "  %-10s %10llu %10llu\n", "PMD",
+		(unsigned long long)v[PTS_C_LV_PMD_MOVED],
+		(unsigned long long)v[PTS_C_LV_PMD_FALLBACK]);
+	fprintf(out, "  %-10s %10llu %10llu\n", "huge PMD",
+		(unsigned long long)v[PTS_C_LV_HPMD_MOVED],
+		(unsigned long long)v[PTS_C_LV_HPMD_FALLBACK]);
+	fprintf(out, "  PTE level: %llu extents, %s",
+		(unsigned long long)v[PTS_C_LV_PTE_EXTENTS],
+		fmt_bytes(bytes, sizeof(bytes), v[PTS_C_LV_PTE_BYTES]));
+	if (report_has_pte_counts(rep))
+		fprintf(out, ", %llu PTEs", (unsigned long long)v[PTS_C_LV_PTES]);
+	else
+		fprintf(out, ", PTE count unavailable on this kernel");
+	fprintf(out, "; %llu empty extents, %llu THP splits\n",
+		(unsigned long long)v[PTS_C_LV_EMPTY],
+		(unsigned long long)v[PTS_C_LV_SPLITS]);
 }
 
 static void faults_text(FILE *out, const struct pts_report *rep,
@@ -170,7 +200,9 @@ void report_snapshot_text(FILE *out, const struct pts_report *rep,
 	else
 		unavailable_text(out, rep, "mremap.move_page_tables",
 				 "move_page_tables");
-	if (!engine_available(eng, "mremap.levels"))
+	if (engine_available(eng, "mremap.levels"))
+		levels_text(out, rep, s);
+	else
 		unavailable_text(out, rep, "mremap.levels",
 				 "PUD/PMD/PTE entries moved");
 	if (engine_available(eng, "thp.fault_alloc"))

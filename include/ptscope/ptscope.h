@@ -47,6 +47,19 @@ enum pts_counter {
 	PTS_C_MPT_BYTES_MOVED,
 	PTS_C_MPT_PARTIAL,	/* moved less than requested */
 	PTS_C_MPT_STACK,	/* exec stack relocation (for_stack) */
+	PTS_C_MPT_REVERSE,	/* moving back after a partial move */
+	/* page-table levels inside move_page_tables (not for stack moves) */
+	PTS_C_LV_PUD_MOVED,	/* NORMAL_PUD: one PUD entry moved */
+	PTS_C_LV_PUD_FALLBACK,	/* a PUD move was possible but went to PMDs */
+	PTS_C_LV_PMD_MOVED,	/* NORMAL_PMD: one PMD entry (PTE table) moved */
+	PTS_C_LV_PMD_FALLBACK,	/* a PMD move was possible but went to PTEs */
+	PTS_C_LV_HPMD_MOVED,	/* HPAGE_PMD: a huge PMD moved (move_huge_pmd) */
+	PTS_C_LV_HPMD_FALLBACK,	/* move_huge_pmd failed: split, PTEs moved */
+	PTS_C_LV_PTE_EXTENTS,	/* move_ptes() calls */
+	PTS_C_LV_PTE_BYTES,	/* bytes covered by those extents */
+	PTS_C_LV_PTES,		/* non-none PTEs in those extents */
+	PTS_C_LV_EMPTY,		/* extents with no page table to move */
+	PTS_C_LV_SPLITS,	/* __split_huge_pmd() inside move_page_tables */
 	PTS_C_FAULT_ALLOC,	/* + order */
 	PTS_C_FAULT_FALLBACK = PTS_C_FAULT_ALLOC + PTS_MAX_ORDER,	/* + order */
 	PTS_C_COLLAPSE = PTS_C_FAULT_FALLBACK + PTS_MAX_ORDER,	/* + status */
@@ -98,7 +111,12 @@ struct pts_config {
 	__u64 pud_size;
 	/* gfp bits that mark an anonymous THP/mTHP fault allocation */
 	__u64 thp_gfp_mask;
+	__u32 flags;			/* PTS_CFG_* */
+	__u32 pad;
 };
+
+/* the level markers include one that sees each PTE table (6.5+) */
+#define PTS_CFG_PTE_MARKER	(1U << 0)
 
 #define PTS_MAX_PROCS		10240
 #define PTS_MAX_INFLIGHT	10240

@@ -33,6 +33,7 @@ struct fake_kernel {
 	unsigned int failing;		/* REQ_BIT()s of kinds that fail */
 	const char *arg0_struct;	/* struct behind every FUNC's arg 0 */
 	int nargs;			/* argument count of every FUNC */
+	const char *missing;		/* a function inlined on this kernel */
 	int nr_checks;
 	const struct pts_req *checked[MAX_CHECKS];
 };
@@ -84,6 +85,10 @@ static int check_nargs(const struct fake_kernel *k, const struct pts_req *req,
 static int check_simple(const struct fake_kernel *k, const struct pts_req *req,
 			char *why, size_t len)
 {
+	if (k->missing && req->name && !strcmp(req->name, k->missing)) {
+		snprintf(why, len, "%s: inlined, no symbol", req->name);
+		return -ENOENT;
+	}
 	if (!(k->failing & REQ_BIT(req->kind)))
 		return 0;
 	switch (req->kind) {
@@ -282,7 +287,7 @@ static void test_fentry_fails_scalar_uses_kprobe(void **state)
 
 	choose(PTS_MODE_AUTO, false, &k);
 	assert_chosen(MPT, 4);
-	assert_string_equal(chosen_cand(MPT)->progs[0], "mpt_kprobe_scalar");
+	assert_string_equal(chosen_cand(MPT)->progs[0], "mpt_kprobe_scalar7");
 	assert_why(MPT, 1, FENTRY_REFUSED);
 	assert_why(MPT, 3, NOT_PMC);
 }
@@ -335,7 +340,8 @@ static void test_other_kernel_flags(void **state)
 	assert_true(ch->other_kernel[2]);
 	assert_false(ch->other_kernel[3]);
 	assert_true(ch->other_kernel[4]);
-	assert_why(MPT, 4, TAKES_PMC);
+	assert_true(ch->other_kernel[5]);
+	assert_why(MPT, 5, "move_page_tables takes 1 arguments here, not 6");
 
 	/* a later round clears the flag of a candidate that now works */
 	k = kernel_6_7(0);
@@ -422,9 +428,10 @@ static void test_mode_kprobe_scalar(void **state)
 	struct fake_kernel k = kernel_6_1(0);
 
 	choose(PTS_PATH_KPROBE, false, &k);
-	assert_chosen(MPT, 4);
+	assert_chosen(MPT, 5);
 	assert_why(MPT, 2, "not selected: --mode kprobe");
 	assert_why(MPT, 3, NOT_PMC);
+	assert_why(MPT, 4, "move_page_tables takes 6 arguments here, not 7");
 }
 
 /*
@@ -525,23 +532,49 @@ static void test_rechoose_refreshes_reasons(void **state)
 static void test_levels_not_implemented(void **state)
 {
 	struct fake_kernel k = kernel_6_15(0);
-	const struct pts_choice *ch;
-	char reason[REASON_LEN];
-	int i;
 
 	choose(PTS_MODE_AUTO, false, &k);
-	ch = choice_of("mremap.levels");
+	assert_why_has("mremap.levels", 0, "not implemented yet (");
+	assert_why_has("mremap.levels", 1, "not implemented yet (");
+	assert_chosen("mremap.levels", 2);
+}
+
+/* the level markers run inside move_page_tables' own probes */
+static void test_levels_follow_move_page_tables(void **state)
+{
+	struct fake_kernel k = kernel_6_15(0);
+	char reason[REASON_LEN];
+
+	/* 6.5+: the PTE-table marker exists */
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("mremap.levels", 2);
+	assert_true(chosen_cand("mremap.levels")->cfg_flags & PTS_CFG_PTE_MARKER);
+	assert_false(chosen_cand("mremap.levels")->exact == false);
+
+	/* 6.1: no __pte_offset_map_lock, inferred levels */
+	k = kernel_6_1(0);
+	k.missing = "__pte_offset_map_lock";
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("mremap.levels", 3);
+	assert_false(chosen_cand("mremap.levels")->exact);
+	assert_false(chosen_cand("mremap.levels")->cfg_flags & PTS_CFG_PTE_MARKER);
+
+	/* no trampolines (arm64 6.1): kprobes for both */
+	k = kernel_6_1(REQ_BIT(PTS_REQ_FENTRY));
+	k.missing = "__pte_offset_map_lock";
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen(MPT, 5);
+	assert_chosen("mremap.levels", 5);
+
+	/* nothing: the reason names the missing move_page_tables path */
+	k = kernel_6_15(REQ_BIT(PTS_REQ_FENTRY) | REQ_BIT(PTS_REQ_KPROBE));
+	choose(PTS_MODE_AUTO, false, &k);
 	assert_chosen("mremap.levels", -1);
-	assert_int_equal(ch->metric->nr_cands, 4);
-	for (i = 0; i < ch->metric->nr_cands; i++) {
-		assert_null(ch->metric->cands[i].progs[0]);
-		assert_why_has("mremap.levels", i,
-			       "kernel supports it, not implemented yet (");
-		assert_why_has("mremap.levels", i, "issue #3");
-	}
-	/* the same reason four times is said once */
-	engine_unavailable_reason(ch, reason, sizeof(reason));
-	assert_string_equal(reason, ch->why[0]);
+	assert_why("mremap.levels", 2, "needs mremap.move_page_tables through "
+		   "fentry, which is unavailable");
+	engine_unavailable_reason(choice_of("mremap.levels"), reason,
+				  sizeof(reason));
+	assert_non_null(strstr(reason, "through kprobe, which is unavailable"));
 }
 
 static void test_fault_alloc_skips_unimplemented(void **state)
@@ -636,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_all_refused),
 		cmocka_unit_test(test_rechoose_refreshes_reasons),
 		cmocka_unit_test(test_levels_not_implemented),
+		cmocka_unit_test(test_levels_follow_move_page_tables),
 		cmocka_unit_test(test_fault_alloc_skips_unimplemented),
 		cmocka_unit_test(test_reason_truncated),
 		cmocka_unit_test(test_follow_fork),
