@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Check what tests/vm/scenarios/mremap-matrix.sh printed in one VM.
+
+Usage: check_matrix.py KERNEL-LABEL CONSOLE-OUTPUT
+
+Prints TAP lines ("ok N - ..." / "not ok N - ...").  Ground truth is the
+geometry of each scenario, derived by hand below from the move_page_tables()
+loop (mm/mremap.c): a whole PUD/PMD entry moves when source and destination
+both sit on its boundary with a whole entry left; otherwise the extent runs
+to the nearest PMD boundary of either side.
+"""
+import json
+import sys
+
+GIB = 1 << 30
+MIB = 1 << 20
+KIB = 1 << 10
+
+# scenario -> expected mremap level counts for one call
+# 1052684K = 1 GiB + 4 MiB + 12 KiB: 1 PUD, then 2 PMDs, then 3 PTEs
+# off4k: source PMD boundaries at k*2M (511 inside), destination ones at
+# 2M-4K + k*2M (512 inside): 1023 boundaries, so 1024 PTE extents
+# split: two 2 MiB THPs whose destination is off by 4 KiB: both split,
+# extents [0,2M-4K) [2M-4K,2M) [2M,4M-4K) [4M-4K,4M)
+EXPECT = {
+    "pud":      dict(pud_moved=1, pud_fallback=0, pmd_moved=0, huge_pmd_moved=0,
+                     pte_extents=0, ptes=0, pte_extent_bytes=0, thp_splits=0),
+    "pmd":      dict(pud_moved=0, pmd_moved=8, huge_pmd_moved=0, pte_extents=0,
+                     ptes=0, thp_splits=0),
+    "huge_pmd": dict(pud_moved=0, pmd_moved=0, huge_pmd_moved=8,
+                     huge_pmd_fallback=0, pte_extents=0, ptes=0, thp_splits=0),
+    "pte":      dict(pud_moved=0, pmd_moved=0, huge_pmd_moved=0, pte_extents=1,
+                     ptes=259, pte_extent_bytes=1036 * KIB),
+    "off4k":    dict(pud_moved=0, pud_fallback=0, pmd_moved=0, pmd_fallback=0,
+                     huge_pmd_moved=0, pte_extents=1024, ptes=GIB // (4 * KIB),
+                     pte_extent_bytes=GIB),
+    "mixed":    dict(pud_moved=1, pud_fallback=0, pmd_moved=2, pmd_fallback=0,
+                     huge_pmd_moved=0, pte_extents=1, ptes=3,
+                     pte_extent_bytes=12 * KIB),
+    "split":    dict(pud_moved=0, pmd_moved=0, huge_pmd_moved=0,
+                     huge_pmd_fallback=0, thp_splits=2, pte_extents=4,
+                     ptes=1024, pte_extent_bytes=4 * MIB),
+}
+SIZES = {"pud": GIB, "pmd": 16 * MIB, "huge_pmd": 16 * MIB, "pte": 1036 * KIB,
+         "off4k": GIB, "mixed": 1052684 * KIB, "split": 4 * MIB}
+# the mremap syscall's alignment class for each scenario
+CLASS = {"pud": "pud", "pmd": "pmd", "huge_pmd": "pmd", "pte": "pte",
+         "off4k": "pte", "mixed": "pud", "split": "pte"}
+
+n = 0
+failures = 0
+
+
+def tap(good, text):
+    global n, failures
+    n += 1
+    if not good:
+        failures += 1
+    print(("ok" if good else "not ok") + " %d - %s" % (n, text))
+
+
+def parse(path):
+    blocks = {}
+    cur = None
+    lines = []
+    kernel = None
+    for line in open(path, errors="replace"):
+        line = line.rstrip("\n")
+        if line.startswith("@@KERNEL "):
+            kernel = line.split()[1:]
+        elif line.startswith("@@BEGIN "):
+            parts = line.split()
+            attrs = dict(p.split("=", 1) for p in parts[2:])
+            cur = (parts[1], attrs.get("mode"), attrs.get("scenario"))
+            lines = []
+        elif line == "@@END" and cur:
+            blocks[cur] = "\n".join(lines)
+            cur = None
+        elif cur:
+            lines.append(line)
+    return kernel, blocks
+
+
+def expected_modes(label):
+    # arm64 before 6.0 has no BPF trampolines: fentry attach fails (-524)
+    return ["kprobe"] if label == "6.1-arm64" else ["fentry", "kprobe"]
+
+
+def check_probe(label, mode, blocks):
+    text = blocks.get(("probe", mode, None))
+    if text is None:
+        tap(False, "%s %s: no probe output" % (label, mode))
+        return False
+    try:
+        probe = json.loads(text)
+    except ValueError as e:
+        tap(False, "%s %s: probe JSON unreadable: %s" % (label, mode, e))
+        return False
+    metrics = probe["metrics"]
+    levels = metrics["mremap.levels"]
+    mpt = metrics["mremap.move_page_tables"]
+    if mode not in expected_modes(label):
+        reason = mpt.get("reason", "")
+        tap(mpt["status"] == "unavailable" and "-524" in reason,
+            "%s %s: unavailable as expected (%s)" % (label, mode, reason))
+        return False
+    tap(mpt["status"] == "exact" and mpt["path"] == mode,
+        "%s %s: move_page_tables attached by %s" % (label, mode,
+                                                    mpt.get("probe", mpt.get("reason"))))
+    tap(levels["status"] in ("exact", "inferred") and levels.get("path") == mode,
+        "%s %s: levels %s by %s" % (label, mode, levels["status"],
+                                    levels.get("probe", levels.get("reason"))))
+    return True
+
+
+def check_scenario(label, mode, name, blocks):
+    key = ("stat", mode, name)
+    if ("error", mode, name) in blocks:
+        tap(False, "%s %s %s: ptscope stat failed: %s" % (
+            label, mode, name, blocks[("error", mode, name)][:300]))
+        return
+    if key not in blocks:
+        tap(False, "%s %s %s: no result" % (label, mode, name))
+        return
+    report = json.loads(blocks[key])
+    counters = report["counters"]
+    levels = counters.get("mremap_levels")
+    mpt = counters.get("move_page_tables")
+    if levels is None or mpt is None:
+        tap(False, "%s %s %s: levels or move_page_tables missing" % (label, mode, name))
+        return
+    want = dict(EXPECT[name])
+    exact_ptes = "ptes" in levels
+    if not exact_ptes:
+        # before 6.5 no helper sees the PTE table: the count is absent,
+        # never zero, and the metric says it is inferred
+        want.pop("ptes", None)
+        tap(report["metrics"]["mremap.levels"]["status"] == "inferred",
+            "%s %s %s: no PTE count, levels marked inferred" % (label, mode, name))
+    got = {k: levels.get(k) for k in want}
+    tap(got == want, "%s %s %s: levels %s" % (
+        label, mode, name, got if got == want else "got %s want %s" % (got, want)))
+    # one exec (the bench) moves its stack once, the mremap once
+    got_mpt = (mpt["calls"], mpt["stack_moves"], mpt["partial"])
+    tap(got_mpt == (2, 1, 0), "%s %s %s: move_page_tables calls/stack/partial %s" % (
+        label, mode, name, got_mpt))
+    size = SIZES[name]
+    cls = counters["mremap"]["classes"][CLASS[name]]
+    tap(cls["calls"] == 1 and cls["old_bytes"] == size,
+        "%s %s %s: mremap class %s calls=%d bytes=%d" % (
+            label, mode, name, CLASS[name], cls["calls"], cls["old_bytes"]))
+    if name in ("huge_pmd", "split"):
+        bench = blocks.get(("bench", mode, name), "")
+        kb = [int(l.split("=")[1]) for l in bench.splitlines()
+              if l.startswith("anon_huge_kb=")]
+        tap(kb and kb[0] == size // KIB,
+            "%s %s %s: source THP-backed (AnonHugePages kB %s)" % (label, mode, name, kb))
+
+
+def main():
+    label, path = sys.argv[1], sys.argv[2]
+    kernel, blocks = parse(path)
+    tap(kernel is not None, "%s: booted %s" % (label, " ".join(kernel or ["?"])))
+    for mode in ("fentry", "kprobe"):
+        if not check_probe(label, mode, blocks):
+            continue
+        for name in EXPECT:
+            check_scenario(label, mode, name, blocks)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

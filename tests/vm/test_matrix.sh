@@ -1,0 +1,63 @@
+#!/bin/bash
+# The qemu kernel matrix: boot each Debian cloud kernel with static ptscope
+# and the bench, run tests/vm/scenarios/mremap-matrix.sh inside, and check
+# every report against the workload geometry (tests/vm/check_matrix.py).
+# VM_KERNELS picks a subset, e.g. VM_KERNELS="6.12-amd64".  A kernel that
+# does not boot or attach is a failure, never a skip.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+kernels=${VM_KERNELS:-6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64}
+work=$(mktemp -d /tmp/ptscope-vm.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+n=0
+
+fail() {
+	n=$((n + 1))
+	echo "not ok $n - $*"
+}
+
+static_dir() {
+	case $1 in
+	amd64) echo "$top/build/static/x86" ;;
+	arm64) echo "$top/build/static/arm64" ;;
+	esac
+}
+
+for k in $kernels; do
+	version=${k%-*}
+	arch=${k#*-}
+	bin=$(static_dir "$arch")
+	initrd="$work/$arch.cpio.gz"
+	if [ ! -x "$bin/ptscope" ]; then
+		fail "$k: no static ptscope in $bin (make static)"
+		continue
+	fi
+	if [ ! -f "$initrd" ] &&
+	   ! "$here/mkinitramfs.sh" "$initrd" "$arch" "$here/scenarios/mremap-matrix.sh" \
+		"$bin/ptscope" "$bin/ptscope-bench" >"$work/mkinitramfs.log" 2>&1; then
+		fail "$k: initramfs: $(tail -n1 "$work/mkinitramfs.log")"
+		continue
+	fi
+	start=$(date +%s)
+	PTSCOPE_VM_LOG="$work/$k.console" "$here/boot.sh" "$version" "$arch" "$initrd" \
+		"${VM_TIMEOUT:-1500}" >"$work/$k.out" 2>"$work/$k.err"
+	rc=$?
+	echo "# $k: $(( $(date +%s) - start )) s in the VM (boot.sh rc $rc)"
+	if [ $rc -ne 0 ]; then
+		fail "$k: VM failed (rc $rc): $(tail -n2 "$work/$k.err" | tr '\n' ' ')"
+		tail -n 20 "$work/$k.console" 2>/dev/null | sed 's/^/#   /'
+		continue
+	fi
+	# continue the TAP numbering across kernels
+	python3 "$here/check_matrix.py" "$k" "$work/$k.out" >"$work/$k.tap"
+	while read -r word rest; do
+		case "$word $rest" in
+		"ok "*) n=$((n + 1)); echo "ok $n ${rest#* }" ;;
+		"not ok "*) n=$((n + 1)); rest=${rest#ok }; echo "not ok $n ${rest#* }" ;;
+		*) echo "$word $rest" ;;
+		esac
+	done <"$work/$k.tap"
+done
+echo "1..$n"
+! grep -q '^not ok' <(cat "$work"/*.tap 2>/dev/null) && [ "$n" -gt 0 ]
