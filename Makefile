@@ -33,10 +33,15 @@ DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
 DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 \
 	libjson-c-dev:arm64
+# the qemu kernel matrix (kernels come from tests/vm/fetch-kernel.sh)
+DEPS_VM_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio zstd lz4 \
+	binutils
+VM_KERNELS ?= 6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64
 
 .SECONDARY:
 
-.PHONY: all deps deps-static static check unit-check host-check demo install clean
+.PHONY: all deps deps-static deps-vm static check unit-check host-check \
+	vm-check demo bench install clean
 
 all: $(PTSCOPE) $(BENCH)
 
@@ -45,6 +50,9 @@ deps:
 
 deps-static: deps
 	@./tests/deps.sh --arm64 $(DEPS_ARM64_PKGS)
+
+deps-vm: deps-static
+	@./tests/deps.sh $(DEPS_VM_PKGS)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h include/ptscope/ptscope.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(BPF_OUT)
@@ -93,12 +101,22 @@ unit-check: deps $(UNIT_BINS)
 host-check: deps all
 	@./tests/run.sh host tests/host/test_*.sh
 
-check: deps
+vm-check: deps-vm static
+	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh vm tests/vm/test_matrix.sh
+
+check: deps-vm
 	$(MAKE) all $(UNIT_BINS)
-	@./tests/run.sh all $(UNIT_BINS) tests/host/test_*.sh
+	$(MAKE) static
+	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh all $(UNIT_BINS) \
+		tests/host/test_*.sh tests/vm/test_matrix.sh
 
 demo: deps all
 	./bench/demo.sh
+
+# The upstream experiment: 1 GiB remapped at PUD, PMD and page alignment,
+# user-side times from the bench, kernel-side times from ptscope.
+bench: deps all
+	./bench/bench.sh
 
 install: all
 	install -D -m 0755 $(PTSCOPE) $(DESTDIR)$(PREFIX)/sbin/ptscope

@@ -1,0 +1,187 @@
+#!/bin/bash
+# Boot a Debian cloud kernel under qemu with an initramfs built by
+# mkinitramfs.sh and report what its scenario printed.
+#
+#   tests/vm/boot.sh VERSION ARCH INITRAMFS [TIMEOUT_S]
+#
+# VERSION: 6.1 | 6.12    ARCH: amd64 | arm64    TIMEOUT_S: default 300
+#
+# stdout: the scenario's output (console text between the PTSCOPE-VM-BEGIN
+#         and PTSCOPE-VM-EXIT markers, CRs stripped).
+# stderr: progress, timings and the path of the full console log.
+# exit:   the scenario's exit status; 1 if the VM never reached the end
+#         marker (timeout, panic, qemu failure); 2 on bad usage.
+#
+# Environment:
+#   PTSCOPE_FETCH_KERNEL  kernel fetcher (default: tests/vm/fetch-kernel.sh)
+#   PTSCOPE_VM_LOG        console log file (default: a new file in $TMPDIR)
+#   PTSCOPE_VM_MEM        guest RAM (default 4G)
+#   PTSCOPE_VM_SMP        guest CPUs (default 2)
+#   PTSCOPE_VM_ACCEL      tcg | kvm | auto (default tcg; auto = kvm for amd64
+#                         on an x86_64 host with a usable /dev/kvm, else tcg.
+#                         Not the default: a /dev/kvm that exists can still be
+#                         broken, e.g. nested virtualisation without support)
+#   PTSCOPE_VM_CPU        qemu -cpu value (default: max,-cx16 for amd64 under
+#                         TCG, max,pauth-impdef=on for arm64 under TCG, else max)
+#   PTSCOPE_VM_APPEND     extra kernel command line, e.g.
+#                         "transparent_hugepage=madvise ptscope.loglevel=7"
+#   PTSCOPE_VM_VERBOSE=1  also stream the console to stderr while booting
+set -euo pipefail
+
+prog=${0##*/}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+die() { echo "$prog: error: $*" >&2; exit 1; }
+note() { echo "$prog: $*" >&2; }
+usage() {
+	echo "usage: $prog VERSION ARCH INITRAMFS [TIMEOUT_S]" >&2
+	echo "  VERSION: 6.1 | 6.12   ARCH: amd64 | arm64   TIMEOUT_S: default 300" >&2
+	exit 2
+}
+
+[ $# -ge 3 ] && [ $# -le 4 ] || usage
+version=$1 arch=$2 initramfs=$3 timeout_s=${4:-300}
+[[ $version =~ ^[0-9]+\.[0-9]+$ ]] || { echo "$prog: bad VERSION '$version'" >&2; usage; }
+[[ $timeout_s =~ ^[0-9]+$ ]] && [ "$timeout_s" -gt 0 ] ||
+	{ echo "$prog: bad TIMEOUT_S '$timeout_s'" >&2; usage; }
+[ -f "$initramfs" ] || die "initramfs '$initramfs' not found (build it with mkinitramfs.sh)"
+
+mem=${PTSCOPE_VM_MEM:-4G}
+smp=${PTSCOPE_VM_SMP:-2}
+accel=${PTSCOPE_VM_ACCEL:-tcg}
+case $arch in
+amd64)
+	qemu=qemu-system-x86_64 qpkg=qemu-system-x86 console=ttyS0
+	[ "$accel" = auto ] && {
+		accel=tcg
+		if [ "$(uname -m)" = x86_64 ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then accel=kvm; fi
+	}
+	# TCG: hide CMPXCHG16B.  With QEMU 7.2 (Debian 12) Debian's
+	# 6.12.95+deb12 kernel crashed in ~30% of boots right after the
+	# "cmpxchg16b %gs:(...)" in kmem_cache_alloc (corrupted EFLAGS, double
+	# fault); without cx16 the kernel takes its generic path and boots
+	# reliably.  Override with PTSCOPE_VM_CPU.
+	cpu=max
+	[ "$accel" = tcg ] && cpu=max,-cx16
+	machine=(-M q35 -cpu "${PTSCOPE_VM_CPU:-$cpu}")
+	;;
+arm64)
+	qemu=qemu-system-aarch64 qpkg=qemu-system-arm console=ttyAMA0
+	[ "$accel" = auto ] && accel=tcg
+	# pauth-impdef: QEMU's architected pointer-auth algorithm is very slow
+	# under TCG; the implementation-defined one behaves the same for us.
+	cpu=max
+	[ "$accel" = tcg ] && cpu=max,pauth-impdef=on
+	machine=(-M virt -cpu "${PTSCOPE_VM_CPU:-$cpu}")
+	;;
+*) echo "$prog: unknown ARCH '$arch' (want amd64 or arm64)" >&2; usage ;;
+esac
+case $accel in tcg | kvm) ;; *) die "PTSCOPE_VM_ACCEL must be tcg, kvm or auto (got '$accel')" ;; esac
+command -v "$qemu" >/dev/null || die "$qemu not found (apt-get install $qpkg)"
+
+# ---------------------------------------------------------------- kernel
+fetch=${PTSCOPE_FETCH_KERNEL:-$here/fetch-kernel.sh}
+[ -x "$fetch" ] || die "kernel fetcher '$fetch' not found or not executable"
+fetch_out=$("$fetch" "$version" "$arch") || die "'$fetch $version $arch' failed"
+kdir=$(printf '%s\n' "$fetch_out" | tail -n 1)
+printf '%s\n' "$fetch_out" | sed '$d' >&2
+[ -f "$kdir/vmlinuz" ] || die "fetcher printed '$kdir', which has no vmlinuz"
+release=$(cat "$kdir/release" 2>/dev/null || echo unknown)
+
+# ---------------------------------------------------------------- boot
+if [ -n "${PTSCOPE_VM_LOG:-}" ]; then
+	log=$PTSCOPE_VM_LOG
+	mkdir -p "$(dirname "$log")"
+	: >"$log"
+else
+	log=$(mktemp "${TMPDIR:-/tmp}/ptscope-vm-$version-$arch.XXXXXX.log")
+fi
+qerr=$(mktemp "${TMPDIR:-/tmp}/ptscope-qemu.XXXXXX.err")
+
+cmdline="console=$console panic=-1 rdinit=/init${PTSCOPE_VM_APPEND:+ $PTSCOPE_VM_APPEND}"
+qemu_args=(
+	"${machine[@]}" -accel "$accel" -m "$mem" -smp "$smp"
+	-nodefaults -no-user-config -display none -no-reboot -monitor none
+	-chardev "file,id=con,path=${log//,/,,}" -serial chardev:con
+	-kernel "$kdir/vmlinuz" -initrd "$initramfs" -append "$cmdline"
+)
+
+qpid= tpid=
+cleanup() {
+	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null
+	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null && wait "$qpid" 2>/dev/null
+	rm -f "$qerr"
+	return 0
+}
+trap cleanup EXIT
+trap 'note "interrupted"; exit 1' INT TERM
+
+note "booting $release ($version-$arch, $accel, timeout ${timeout_s}s); console log: $log"
+start=$EPOCHREALTIME
+"$qemu" "${qemu_args[@]}" </dev/null >"$qerr" 2>&1 &
+qpid=$!
+if [ "${PTSCOPE_VM_VERBOSE:-0}" = 1 ]; then
+	tail -n +1 -f --pid="$qpid" "$log" >&2 &
+	tpid=$!
+fi
+
+elapsed() { echo "$EPOCHREALTIME $start" | awk '{ printf "%.1f", $1 - $2 }'; }
+t_begin= t_end= timed_out=0
+deadline=$((${start%.*} + timeout_s))
+while kill -0 "$qpid" 2>/dev/null; do
+	if [ -z "$t_begin" ] && grep -aq 'PTSCOPE-VM-BEGIN' "$log"; then
+		t_begin=$(elapsed)
+	fi
+	if grep -aq 'PTSCOPE-VM-EXIT rc=' "$log"; then
+		t_end=$(elapsed)
+		# reboot -f follows immediately; give qemu a moment to exit.
+		for _ in $(seq 50); do kill -0 "$qpid" 2>/dev/null || break; sleep 0.1; done
+		break
+	fi
+	if grep -q 'KVM internal error' "$qerr"; then
+		break   # qemu stops the guest but does not exit
+	fi
+	if [ "${EPOCHREALTIME%.*}" -ge "$deadline" ]; then
+		timed_out=1
+		break
+	fi
+	sleep 0.2
+done
+qrc=0
+if kill -0 "$qpid" 2>/dev/null; then
+	kill "$qpid" 2>/dev/null || true
+	wait "$qpid" 2>/dev/null || true
+else
+	wait "$qpid" || qrc=$?
+fi
+qpid=
+[ -n "$tpid" ] && { sleep 0.3; kill "$tpid" 2>/dev/null || true; wait "$tpid" 2>/dev/null || true; tpid=; }
+total=$(elapsed)
+[ -z "$t_end" ] && grep -aq 'PTSCOPE-VM-EXIT rc=' "$log" && t_end=$total
+
+marker=$(grep -ao 'PTSCOPE-VM-EXIT rc=[0-9]*' "$log" | tail -n 1 || true)
+if [ -z "$marker" ]; then
+	if [ "$timed_out" = 1 ]; then
+		echo "$prog: error: $version-$arch did not reach the end marker within ${timeout_s}s" >&2
+	else
+		echo "$prog: error: qemu exited (status $qrc) after ${total}s before the end marker (kernel panic? bad initramfs?)" >&2
+	fi
+	panic=$(tr -d '\r' <"$log" | grep -a -m 1 'Kernel panic - not syncing' || true)
+	[ -n "$panic" ] && echo "$prog: guest: $panic" >&2
+	[ -s "$qerr" ] && { echo "--- qemu stderr:" >&2; cat "$qerr" >&2; }
+	echo "--- last 40 console lines ($log):" >&2
+	tail -n 40 "$log" | tr -d '\r' >&2
+	exit 1
+fi
+rc=${marker##*rc=}
+
+# Scenario output: everything after the BEGIN line up to the EXIT marker.
+tr -d '\r' <"$log" | LC_ALL=C awk '
+	!begun { if (index($0, "PTSCOPE-VM-BEGIN")) begun = 1; next }
+	{
+		i = index($0, "PTSCOPE-VM-EXIT rc=")
+		if (i) { if (i > 1) print substr($0, 1, i - 1); exit }
+		print
+	}'
+
+note "$version-$arch: scenario started at ${t_begin:-?}s, ended at ${t_end:-?}s, total ${total}s wall; rc=$rc; console log: $log"
+exit "$rc"
