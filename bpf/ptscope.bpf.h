@@ -39,6 +39,14 @@ struct {
 	__type(value, struct pts_proc);
 } procs SEC(".maps");
 
+/* builds a new "procs" value off the 512-byte BPF stack */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pts_proc);
+} proc_scratch SEC(".maps");
+
 /* tgids traced by "ptscope stat -- CMD": CMD and every child it forks */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -112,14 +120,18 @@ static __always_inline bool task_wanted(void)
 /* The per-process entry of the current task, created on first use. */
 static __always_inline struct pts_proc *current_proc(void)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct pts_proc *p, fresh = {};
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
+	struct pts_proc *p, *fresh;
 
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	if (p)
 		return p;
-	bpf_get_current_comm(fresh.comm, sizeof(fresh.comm));
-	if (bpf_map_update_elem(&procs, &tgid, &fresh, BPF_NOEXIST) &&
+	fresh = bpf_map_lookup_elem(&proc_scratch, &zero);
+	if (!fresh)
+		return NULL;
+	__builtin_memset(fresh, 0, sizeof(*fresh));
+	bpf_get_current_comm(fresh->comm, sizeof(fresh->comm));
+	if (bpf_map_update_elem(&procs, &tgid, fresh, BPF_NOEXIST) &&
 	    !bpf_map_lookup_elem(&procs, &tgid)) {
 		count_add(PTS_C_DROP_PROC_MAP, 1);
 		return NULL;

@@ -7,6 +7,27 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/*
+ * One page fault in progress on a thread (handle_mm_fault() entry to
+ * exit) and the folio it allocated, until the memcg charge says whether
+ * the fault keeps it.
+ */
+struct fault_ctx {
+	__u64 ts;
+	__u64 folio;		/* allocated, not (yet) refused by memcg */
+	__s32 order;		/* its order, -1: none */
+	__s32 kprobe_order;	/* kprobe path: order of the alloc in flight */
+	__u64 kprobe_folio;	/* kprobe path: folio of the charge in flight */
+	__u8 zero_page;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PTS_MAX_INFLIGHT);
+	__type(key, __u32);
+	__type(value, struct fault_ctx);
+} fault_inflight SEC(".maps");
+
 static __always_inline bool in_user_task(void)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
@@ -14,20 +35,39 @@ static __always_inline bool in_user_task(void)
 	return !(BPF_CORE_READ(task, flags) & PF_KTHREAD);
 }
 
-static __always_inline void fault_alloc_seen(__u32 order, bool failed)
+enum fault_outcome {
+	FAULT_ALLOC,
+	FAULT_FALLBACK,		/* no memory for this order */
+	FAULT_FALLBACK_CHARGE,	/* memcg refused the charge */
+};
+
+/* Count one outcome for @order the way the hugepages-NkB stats do. */
+static __always_inline void fault_alloc_seen(__u32 order,
+					     enum fault_outcome outcome)
 {
 	struct pts_proc *proc;
 
 	if (order >= PTS_MAX_ORDER)
 		return;
-	count_add((failed ? PTS_C_FAULT_FALLBACK : PTS_C_FAULT_ALLOC) + order, 1);
 	proc = current_proc();
-	if (!proc)
+	switch (outcome) {
+	case FAULT_ALLOC:
+		count_add(PTS_C_FAULT_ALLOC + order, 1);
+		if (proc)
+			__sync_fetch_and_add(&proc->fault_alloc[order], 1);
 		return;
-	if (failed)
-		__sync_fetch_and_add(&proc->fault_fallback[order], 1);
-	else
-		__sync_fetch_and_add(&proc->fault_alloc[order], 1);
+	case FAULT_FALLBACK_CHARGE:
+		/* the kernel counts these as fallbacks too */
+		count_add(PTS_C_FAULT_FALLBACK_CHARGE + order, 1);
+		if (proc)
+			__sync_fetch_and_add(&proc->fault_fallback_charge[order], 1);
+		/* fallthrough */
+	case FAULT_FALLBACK:
+		count_add(PTS_C_FAULT_FALLBACK + order, 1);
+		if (proc)
+			__sync_fetch_and_add(&proc->fault_fallback[order], 1);
+		return;
+	}
 }
 
 /*
@@ -49,7 +89,7 @@ int BPF_PROG(thp_page_alloc, struct page *page, unsigned int order,
 		return 0;
 	if (!in_user_task() || !task_wanted())
 		return 0;
-	fault_alloc_seen(order, !page);
+	fault_alloc_seen(order, page ? FAULT_ALLOC : FAULT_FALLBACK);
 	return 0;
 }
 
@@ -62,5 +102,190 @@ int BPF_PROG(thp_collapse, struct mm_struct *mm, int isolated, int status)
 	if (idx >= PTS_COLLAPSE_STATUSES)
 		idx = PTS_COLLAPSE_STATUSES - 1;
 	count_add(PTS_C_COLLAPSE + idx, 1);
+	return 0;
+}
+
+/*
+ * Function path.  Every anonymous fault allocation in handle_mm_fault()
+ * goes through vma_alloc_folio() (renamed vma_alloc_folio_noprof() in
+ * 6.10): do_huge_pmd_anonymous_page() for order 9, alloc_anon_folio()
+ * for the mTHP orders from high to low (6.8+), order 0 last.  A NULL
+ * folio is a fallback; a folio that __mem_cgroup_charge() refuses is a
+ * charge fallback (and a fallback, as in count_mthp_stat()).  The folio
+ * left at the end of the fault is the one it mapped.
+ */
+static __always_inline struct fault_ctx *current_fault(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	return bpf_map_lookup_elem(&fault_inflight, &tid);
+}
+
+static __always_inline void fault_enter(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct fault_ctx ctx = {
+		.ts = bpf_ktime_get_ns(),
+		.order = -1,
+		.kprobe_order = -1,
+	};
+
+	if (!in_user_task() || !task_wanted())
+		return;
+	if (bpf_map_update_elem(&fault_inflight, &tid, &ctx, BPF_ANY))
+		count_add(PTS_C_DROP_START_MAP, 1);
+}
+
+static __always_inline void fault_exit(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct fault_ctx *ctx = bpf_map_lookup_elem(&fault_inflight, &tid);
+	__u32 order;
+
+	if (!ctx)
+		return;
+	if (ctx->zero_page)
+		count_add(PTS_C_FAULT_ZERO_PAGE, 1);
+	if (ctx->folio && ctx->order >= 0 && ctx->order < PTS_MAX_ORDER) {
+		order = ctx->order;
+		fault_alloc_seen(order, FAULT_ALLOC);
+		hist_add(PTS_H_FAULT_NS + order, bpf_ktime_get_ns() - ctx->ts);
+	}
+	bpf_map_delete_elem(&fault_inflight, &tid);
+}
+
+static __always_inline void fault_folio_alloc(__s64 order, __u64 folio)
+{
+	struct fault_ctx *ctx = current_fault();
+
+	if (!ctx || order < 0 || order >= PTS_MAX_ORDER)
+		return;
+	if (!folio) {
+		fault_alloc_seen(order, FAULT_FALLBACK);
+		return;
+	}
+	ctx->folio = folio;
+	ctx->order = order;
+}
+
+static __always_inline void fault_folio_charged(__u64 folio, long ret)
+{
+	struct fault_ctx *ctx = current_fault();
+
+	if (!ctx || !ctx->folio || ctx->folio != folio || !ret)
+		return;
+	if (ctx->order >= 0 && ctx->order < PTS_MAX_ORDER)
+		fault_alloc_seen(ctx->order, FAULT_FALLBACK_CHARGE);
+	ctx->folio = 0;
+	ctx->order = -1;
+}
+
+static __always_inline void fault_zero_page(void)
+{
+	struct fault_ctx *ctx = current_fault();
+
+	if (ctx)
+		ctx->zero_page = 1;
+}
+
+SEC("fentry/handle_mm_fault")
+int BPF_PROG(thp_fentry_fault)
+{
+	fault_enter();
+	return 0;
+}
+
+SEC("fexit/handle_mm_fault")
+int BPF_PROG(thp_fexit_fault)
+{
+	fault_exit();
+	return 0;
+}
+
+/* retargeted to vma_alloc_folio or vma_alloc_folio_noprof */
+SEC("fexit/vma_alloc_folio")
+int thp_fexit_alloc(__u64 *ctx)
+{
+	__u64 order = 0, folio = 0;
+
+	bpf_get_func_arg(ctx, 1, &order);
+	bpf_get_func_ret(ctx, &folio);
+	fault_folio_alloc((__s32)order, folio);
+	return 0;
+}
+
+SEC("fexit/__mem_cgroup_charge")
+int BPF_PROG(thp_fexit_charge, void *folio, void *mm, unsigned int gfp, int ret)
+{
+	fault_folio_charged((__u64)folio, ret);
+	return 0;
+}
+
+/* retargeted to mm_get_huge_zero_folio or mm_get_huge_zero_page */
+SEC("fentry/mm_get_huge_zero_page")
+int BPF_PROG(thp_fentry_zero)
+{
+	fault_zero_page();
+	return 0;
+}
+
+SEC("kprobe/handle_mm_fault")
+int BPF_KPROBE(thp_kprobe_fault)
+{
+	fault_enter();
+	return 0;
+}
+
+SEC("kretprobe/handle_mm_fault")
+int BPF_KRETPROBE(thp_kretprobe_fault)
+{
+	fault_exit();
+	return 0;
+}
+
+SEC("kprobe/vma_alloc_folio")
+int BPF_KPROBE(thp_kprobe_alloc, unsigned int gfp, int order)
+{
+	struct fault_ctx *fc = current_fault();
+
+	if (fc)
+		fc->kprobe_order = order;
+	return 0;
+}
+
+SEC("kretprobe/vma_alloc_folio")
+int BPF_KRETPROBE(thp_kretprobe_alloc, void *folio)
+{
+	struct fault_ctx *fc = current_fault();
+
+	if (fc && fc->kprobe_order >= 0)
+		fault_folio_alloc(fc->kprobe_order, (__u64)folio);
+	return 0;
+}
+
+SEC("kprobe/__mem_cgroup_charge")
+int BPF_KPROBE(thp_kprobe_charge, void *folio)
+{
+	struct fault_ctx *fc = current_fault();
+
+	if (fc)
+		fc->kprobe_folio = (__u64)folio;
+	return 0;
+}
+
+SEC("kretprobe/__mem_cgroup_charge")
+int BPF_KRETPROBE(thp_kretprobe_charge, int ret)
+{
+	struct fault_ctx *fc = current_fault();
+
+	if (fc)
+		fault_folio_charged(fc->kprobe_folio, ret);
+	return 0;
+}
+
+SEC("kprobe/mm_get_huge_zero_page")
+int BPF_KPROBE(thp_kprobe_zero)
+{
+	fault_zero_page();
 	return 0;
 }

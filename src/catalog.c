@@ -36,7 +36,6 @@ int path_kind_parse(const char *name, enum pts_path_kind *kind)
 	return -1;
 }
 
-#define FAULT_TODO "fault-path fentry/kprobe is issue #4"
 
 const struct pts_metric pts_catalog[] = {
 	{
@@ -243,22 +242,40 @@ const struct pts_metric pts_catalog[] = {
 		.cands = {
 			{
 				.kind = PTS_PATH_FENTRY,
-				.label = "fexit do_huge_pmd_anonymous_page + vma_alloc_folio",
+				.label = "fentry/fexit handle_mm_fault, vma_alloc_folio, __mem_cgroup_charge",
 				.exact = true,
 				.obj = PTS_OBJ_THP,
-				.todo = FAULT_TODO,
+				.cfg_flags = PTS_CFG_FAULT_FUNCS,
+				.progs = { "thp_fentry_fault", "thp_fexit_fault",
+					   "thp_fexit_alloc", "thp_fexit_charge",
+					   "thp_fentry_zero" },
+				.retargets = {
+					{ "thp_fexit_alloc", { "vma_alloc_folio_noprof", "vma_alloc_folio" } },
+					{ "thp_fentry_zero", { "mm_get_huge_zero_folio", "mm_get_huge_zero_page" } },
+				},
 				.reqs = {
-					{ PTS_REQ_FENTRY, "do_huge_pmd_anonymous_page" },
+					{ PTS_REQ_FENTRY, "handle_mm_fault" },
+					{ PTS_REQ_FENTRY, "__mem_cgroup_charge" },
 				},
 			},
 			{
 				.kind = PTS_PATH_KPROBE,
-				.label = "kretprobe do_huge_pmd_anonymous_page + vma_alloc_folio",
+				.label = "kprobe/kretprobe handle_mm_fault, vma_alloc_folio, __mem_cgroup_charge",
 				.exact = true,
 				.obj = PTS_OBJ_THP,
-				.todo = FAULT_TODO,
+				.cfg_flags = PTS_CFG_FAULT_FUNCS,
+				.progs = { "thp_kprobe_fault", "thp_kretprobe_fault",
+					   "thp_kprobe_alloc", "thp_kretprobe_alloc",
+					   "thp_kprobe_charge", "thp_kretprobe_charge",
+					   "thp_kprobe_zero" },
+				.retargets = {
+					{ "thp_kprobe_alloc", { "vma_alloc_folio_noprof", "vma_alloc_folio" } },
+					{ "thp_kretprobe_alloc", { "vma_alloc_folio_noprof", "vma_alloc_folio" } },
+					{ "thp_kprobe_zero", { "mm_get_huge_zero_folio", "mm_get_huge_zero_page" } },
+				},
 				.reqs = {
-					{ PTS_REQ_KPROBE, "do_huge_pmd_anonymous_page" },
+					{ PTS_REQ_KPROBE, "handle_mm_fault" },
+					{ PTS_REQ_KPROBE, "__mem_cgroup_charge" },
 				},
 			},
 			{

@@ -49,6 +49,15 @@ enum pts_obj_id {
 #define PTS_MAX_REQS	6
 #define PTS_MAX_CANDS	8
 
+#define PTS_MAX_RETARGETS	3
+#define PTS_MAX_ALTS		3
+
+/* a program whose target function has other names on other kernels */
+struct pts_retarget {
+	const char *prog;
+	const char *funcs[PTS_MAX_ALTS];	/* the first one that works wins */
+};
+
 struct pts_candidate {
 	enum pts_path_kind kind;
 	const char *label;
@@ -58,6 +67,7 @@ struct pts_candidate {
 	const char *progs[PTS_MAX_PROGS];	/* empty: not implemented yet */
 	const char *todo;			/* why no programs yet */
 	unsigned int cfg_flags;			/* PTS_CFG_* it needs */
+	struct pts_retarget retargets[PTS_MAX_RETARGETS];
 	struct pts_req reqs[PTS_MAX_REQS];
 };
 

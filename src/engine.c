@@ -49,11 +49,33 @@ static int check_metric_path(const struct pts_engine *eng, const char *metric,
 	return -ENOENT;
 }
 
+/* The first of a retarget's functions that this path can attach to. */
+static int resolve_retarget(const struct pts_candidate *c,
+			    const struct pts_retarget *rt, pts_check_fn check,
+			    void *ctx, const char **target, char *why, size_t len)
+{
+	struct pts_req req = {
+		.kind = c->kind == PTS_PATH_KPROBE ? PTS_REQ_KPROBE : PTS_REQ_FENTRY,
+	};
+	int i, err = -ENOENT;
+
+	for (i = 0; i < PTS_MAX_ALTS && rt->funcs[i]; i++) {
+		req.name = rt->funcs[i];
+		err = check(ctx, &req, why, len);
+		if (!err) {
+			*target = rt->funcs[i];
+			return 0;
+		}
+	}
+	return err;
+}
+
 /* 0 when the candidate can be used; otherwise the reason in @why */
 static int candidate_usable(const struct pts_engine *eng,
 			    const struct pts_metric *m,
 			    const struct pts_candidate *c, pts_check_fn check,
-			    void *ctx, char *why, size_t len)
+			    void *ctx, const char **targets, char *why,
+			    size_t len)
 {
 	int i, err;
 
@@ -69,6 +91,12 @@ static int candidate_usable(const struct pts_engine *eng,
 						why, len);
 		else
 			err = check(ctx, &c->reqs[i], why, len);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < PTS_MAX_RETARGETS && c->retargets[i].prog; i++) {
+		err = resolve_retarget(c, &c->retargets[i], check, ctx,
+				       &targets[i], why, len);
 		if (err)
 			return err;
 	}
@@ -98,7 +126,7 @@ static void choose_one(struct pts_engine *eng, struct pts_choice *ch,
 			continue;
 		}
 		err = candidate_usable(eng, m, &m->cands[i], check, ctx,
-				       ch->why[i], PTS_WHY_LEN);
+				       ch->targets, ch->why[i], PTS_WHY_LEN);
 		if (!err)
 			ch->chosen = i;
 		ch->other_kernel[i] = err == -EINVAL;
@@ -157,6 +185,38 @@ void engine_unavailable_reason(const struct pts_choice *ch, char *buf,
 	}
 }
 
+/* the function a retargeted program of the chosen candidate attaches to */
+static const char *retarget_of(const struct pts_choice *ch,
+			       const struct pts_candidate *c, const char *prog)
+{
+	int i;
+
+	for (i = 0; i < PTS_MAX_RETARGETS && c->retargets[i].prog; i++)
+		if (!strcmp(c->retargets[i].prog, prog))
+			return ch->targets[i];
+	return NULL;
+}
+
+/* BTF-based programs learn their target before load */
+static int set_targets(struct pts_objects *objs, const struct pts_choice *ch,
+		       const struct pts_candidate *c)
+{
+	struct bpf_program *prog;
+	int i, err;
+
+	if (c->kind != PTS_PATH_FENTRY)
+		return 0;	/* kprobes get theirs at attach time */
+	for (i = 0; i < PTS_MAX_RETARGETS && c->retargets[i].prog; i++) {
+		prog = objects_prog(objs, c->obj, c->retargets[i].prog);
+		if (!prog || !ch->targets[i])
+			return -ENOENT;
+		err = bpf_program__set_attach_target(prog, 0, ch->targets[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int enable_chosen(struct pts_engine *eng)
 {
 	const struct pts_candidate *c;
@@ -172,6 +232,9 @@ static int enable_chosen(struct pts_engine *eng)
 			if (err)
 				return err;
 		}
+		err = set_targets(&eng->objs, &eng->choices[i], c);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -199,7 +262,9 @@ static int isolate_load_failure(struct pts_engine *eng,
 		objects_disable_all(&alone);
 		for (j = 0; j < PTS_MAX_PROGS && c->progs[j]; j++)
 			objects_enable(&alone, c->obj, c->progs[j]);
-		err = objects_load(&alone);
+		err = set_targets(&alone, ch, c);
+		if (!err)
+			err = objects_load(&alone);
 		objects_close(&alone);
 		if (!err)
 			continue;
@@ -210,6 +275,17 @@ static int isolate_load_failure(struct pts_engine *eng,
 		marked++;
 	}
 	return marked;
+}
+
+static struct bpf_link *attach_prog(struct bpf_program *prog,
+				    enum pts_path_kind kind, const char *target)
+{
+	bool ret;
+
+	if (kind != PTS_PATH_KPROBE || !target)
+		return bpf_program__attach(prog);
+	ret = !strncmp(bpf_program__section_name(prog), "kretprobe/", 10);
+	return bpf_program__attach_kprobe(prog, ret, target);
 }
 
 static int attach_chosen(struct pts_engine *eng)
@@ -227,7 +303,8 @@ static int attach_chosen(struct pts_engine *eng)
 		c = &ch->metric->cands[ch->chosen];
 		for (j = 0; j < PTS_MAX_PROGS && c->progs[j]; j++) {
 			prog = objects_prog(&eng->objs, c->obj, c->progs[j]);
-			link = prog ? bpf_program__attach(prog) : NULL;
+			link = prog ? attach_prog(prog, c->kind,
+					retarget_of(ch, c, c->progs[j])) : NULL;
 			err = prog ? -errno : -ENOENT;
 			if (link && eng->nr_links < PTS_MAX_LINKS) {
 				eng->links[eng->nr_links++] = link;

@@ -25,6 +25,8 @@ struct pts_choice {
 	bool refused[PTS_MAX_CANDS];	/* refused by the kernel at load/attach */
 	bool other_kernel[PTS_MAX_CANDS];	/* written for another prototype */
 	char why[PTS_MAX_CANDS][PTS_WHY_LEN];
+	/* for the chosen candidate: the function each retarget resolved to */
+	const char *targets[PTS_MAX_RETARGETS];
 };
 
 struct pts_engine {

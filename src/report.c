@@ -63,12 +63,23 @@ static json_object *thp_settings_json(void)
 	return thp;
 }
 
-bool report_has_pte_counts(const struct pts_report *rep)
+static bool chosen_has_flag(const struct pts_report *rep, const char *metric,
+			    unsigned int flag)
 {
-	const struct pts_choice *ch = engine_choice(rep->eng, "mremap.levels");
+	const struct pts_choice *ch = engine_choice(rep->eng, metric);
 
 	return ch && ch->chosen >= 0 &&
-	       (ch->metric->cands[ch->chosen].cfg_flags & PTS_CFG_PTE_MARKER);
+	       (ch->metric->cands[ch->chosen].cfg_flags & flag);
+}
+
+bool report_has_pte_counts(const struct pts_report *rep)
+{
+	return chosen_has_flag(rep, "mremap.levels", PTS_CFG_PTE_MARKER);
+}
+
+bool report_has_fault_funcs(const struct pts_report *rep)
+{
+	return chosen_has_flag(rep, "thp.fault_alloc", PTS_CFG_FAULT_FUNCS);
 }
 
 json_object *report_system_json(const struct pts_report *rep)
@@ -243,10 +254,16 @@ static json_object *levels_json(const struct pts_report *rep,
 	return o;
 }
 
+/*
+ * One entry per order seen (64 KB and 2 MB always).  Charge fallbacks
+ * and latency exist only on the function path; order 0 only there too.
+ */
 static json_object *faults_json(const struct pts_report *rep,
 				const struct pts_snapshot *s)
 {
 	json_object *orders = json_object_new_array();
+	bool funcs = report_has_fault_funcs(rep);
+	const struct pts_hist *lat;
 	char size[16];
 	unsigned int order;
 
@@ -255,8 +272,8 @@ static json_object *faults_json(const struct pts_report *rep,
 		uint64_t fallback = *counter(s, PTS_C_FAULT_FALLBACK + order);
 		json_object *o;
 
-		/* 64 KB and 2 MB are always listed, other orders when seen */
-		if (!alloc && !fallback && order != 4 && order != 9)
+		if (!alloc && !fallback && order != 4 && order != 9 &&
+		    !(funcs && order == 0))
 			continue;
 		o = json_object_new_object();
 		json_object_object_add(o, "order", json_object_new_int(order));
@@ -264,9 +281,27 @@ static json_object *faults_json(const struct pts_report *rep,
 			fmt_order_size(size, sizeof(size), order, rep->page_size)));
 		json_object_object_add(o, "alloc", json_u64(alloc));
 		json_object_object_add(o, "fallback", json_u64(fallback));
+		if (funcs) {
+			lat = &s->hists.h[PTS_H_FAULT_NS + order];
+			json_object_object_add(o, "fallback_charge", json_u64(
+				*counter(s, PTS_C_FAULT_FALLBACK_CHARGE + order)));
+			json_object_object_add(o, "latency_ns", hist_json(lat));
+		}
 		json_object_array_add(orders, o);
 	}
 	return orders;
+}
+
+static json_object *faults_obj_json(const struct pts_report *rep,
+				    const struct pts_snapshot *s)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "orders", faults_json(rep, s));
+	if (report_has_fault_funcs(rep))
+		json_object_object_add(o, "huge_zero_page",
+				       json_u64(*counter(s, PTS_C_FAULT_ZERO_PAGE)));
+	return o;
 }
 
 static const char *collapse_name(const struct pts_report *rep, int status,
@@ -326,6 +361,7 @@ static json_object *procs_json(const struct pts_report *rep,
 		json_object *calls = json_object_new_object();
 		json_object *alloc = json_object_new_object();
 		json_object *fallback = json_object_new_object();
+		json_object *charge = json_object_new_object();
 
 		json_object_object_add(o, "pid", json_object_new_int(s->procs[i].tgid));
 		json_object_object_add(o, "comm", json_object_new_string(p->comm));
@@ -342,9 +378,13 @@ static json_object *procs_json(const struct pts_report *rep,
 			if (p->fault_fallback[order])
 				json_object_object_add(fallback, size,
 						       json_u64(p->fault_fallback[order]));
+			if (p->fault_fallback_charge[order])
+				json_object_object_add(charge, size,
+						       json_u64(p->fault_fallback_charge[order]));
 		}
 		json_object_object_add(o, "fault_alloc", alloc);
 		json_object_object_add(o, "fault_fallback", fallback);
+		json_object_object_add(o, "fault_fallback_charge", charge);
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -373,7 +413,7 @@ json_object *report_snapshot_json(const struct pts_report *rep,
 	add_if_available(rep, root, "mremap_levels", "mremap.levels",
 			 levels_json(rep, snap));
 	add_if_available(rep, root, "hugepage_faults", "thp.fault_alloc",
-			 faults_json(rep, snap));
+			 faults_obj_json(rep, snap));
 	add_if_available(rep, root, "khugepaged_collapse", "thp.collapse",
 			 collapse_json(rep, snap));
 	json_object_object_add(root, "drops", drops_json(snap));

@@ -130,25 +130,58 @@ static void levels_text(FILE *out, const struct pts_report *rep,
 		(unsigned long long)v[PTS_C_LV_SPLITS]);
 }
 
-static void faults_text(FILE *out, const struct pts_report *rep,
-			const struct pts_snapshot *s)
+static void fault_row(FILE *out, const struct pts_report *rep,
+		      const struct pts_snapshot *s, unsigned int order, bool funcs)
 {
+	const struct pts_hist *lat = &s->hists.h[PTS_H_FAULT_NS + order];
+	char size[16], mean[32];
+
+	fprintf(out, "  %-6s %5u %10llu %10llu",
+		fmt_order_size(size, sizeof(size), order, rep->page_size), order,
+		(unsigned long long)s->counters.v[PTS_C_FAULT_ALLOC + order],
+		(unsigned long long)s->counters.v[PTS_C_FAULT_FALLBACK + order]);
+	if (funcs)
+		fprintf(out, " %10llu %10s",
+			(unsigned long long)s->counters.v[PTS_C_FAULT_FALLBACK_CHARGE + order],
+			lat->count ? fmt_ns(mean, sizeof(mean), hist_mean(lat)) : "-");
+	fputc('\n', out);
+}
+
+static void faults_text(FILE *out, const struct pts_report *rep,
+			const struct pts_snapshot *s, bool hists)
+{
+	bool funcs = report_has_fault_funcs(rep);
+	const struct pts_hist *lat;
 	char size[16];
 	unsigned int order;
-	uint64_t alloc, fallback;
 
-	fprintf(out, "\nanonymous hugepage faults by size\n");
-	fprintf(out, "  %-6s %5s %10s %10s\n", "size", "order", "alloc",
-		"fallback");
+	fprintf(out, "\nanonymous page faults by folio size\n");
+	fprintf(out, "  %-6s %5s %10s %10s", "size", "order", "alloc", "fallback");
+	if (funcs)
+		fprintf(out, " %10s %10s", "charge-fb", "mean lat");
+	fputc('\n', out);
 	for (order = 0; order < PTS_MAX_ORDER; order++) {
-		alloc = s->counters.v[PTS_C_FAULT_ALLOC + order];
-		fallback = s->counters.v[PTS_C_FAULT_FALLBACK + order];
-		if (!alloc && !fallback && order != 4 && order != 9)
+		if (!s->counters.v[PTS_C_FAULT_ALLOC + order] &&
+		    !s->counters.v[PTS_C_FAULT_FALLBACK + order] &&
+		    order != 4 && order != 9 && !(funcs && order == 0))
 			continue;
-		fprintf(out, "  %-6s %5u %10llu %10llu\n",
+		fault_row(out, rep, s, order, funcs);
+	}
+	if (!funcs) {
+		fprintf(out, "  (order 0, charge fallbacks and fault latency need "
+			"the fentry or kprobe path)\n");
+		return;
+	}
+	fprintf(out, "  huge zero page mapped by %llu read faults\n",
+		(unsigned long long)s->counters.v[PTS_C_FAULT_ZERO_PAGE]);
+	for (order = 0; hists && order < PTS_MAX_ORDER; order++) {
+		lat = &s->hists.h[PTS_H_FAULT_NS + order];
+		if (!lat->count)
+			continue;
+		fprintf(out, "\n  fault latency, %s folios (count %llu, sum %llu ns)\n",
 			fmt_order_size(size, sizeof(size), order, rep->page_size),
-			order, (unsigned long long)alloc,
-			(unsigned long long)fallback);
+			(unsigned long long)lat->count, (unsigned long long)lat->sum);
+		hist_print(out, lat, "nsecs");
 	}
 }
 
@@ -206,7 +239,7 @@ void report_snapshot_text(FILE *out, const struct pts_report *rep,
 		unavailable_text(out, rep, "mremap.levels",
 				 "PUD/PMD/PTE entries moved");
 	if (engine_available(eng, "thp.fault_alloc"))
-		faults_text(out, rep, s);
+		faults_text(out, rep, s, hists);
 	else
 		unavailable_text(out, rep, "thp.fault_alloc", "hugepage faults");
 	if (engine_available(eng, "thp.collapse"))

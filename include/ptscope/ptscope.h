@@ -62,7 +62,9 @@ enum pts_counter {
 	PTS_C_LV_SPLITS,	/* __split_huge_pmd() inside move_page_tables */
 	PTS_C_FAULT_ALLOC,	/* + order */
 	PTS_C_FAULT_FALLBACK = PTS_C_FAULT_ALLOC + PTS_MAX_ORDER,	/* + order */
-	PTS_C_COLLAPSE = PTS_C_FAULT_FALLBACK + PTS_MAX_ORDER,	/* + status */
+	PTS_C_FAULT_FALLBACK_CHARGE = PTS_C_FAULT_FALLBACK + PTS_MAX_ORDER, /* + order */
+	PTS_C_FAULT_ZERO_PAGE,	/* read faults that mapped the huge zero page */
+	PTS_C_COLLAPSE,		/* + status */
 	PTS_C_DROP_START_MAP = PTS_C_COLLAPSE + PTS_COLLAPSE_STATUSES,
 	PTS_C_DROP_PROC_MAP,
 	PTS_C_DROP_TRACED_MAP,
@@ -73,7 +75,8 @@ enum pts_counter {
 enum pts_hist_id {
 	PTS_H_MREMAP_NS = 0,	/* + enum pts_mremap_class */
 	PTS_H_MPT_NS = PTS_H_MREMAP_NS + PTS_MREMAP_CLASSES,
-	PTS_NR_HISTS,
+	PTS_H_FAULT_NS,		/* + order of the folio the fault mapped */
+	PTS_NR_HISTS = PTS_H_FAULT_NS + PTS_MAX_ORDER,
 };
 
 struct pts_hist {
@@ -100,6 +103,7 @@ struct pts_proc {
 	__u64 mremap_ns;
 	__u64 fault_alloc[PTS_MAX_ORDER];
 	__u64 fault_fallback[PTS_MAX_ORDER];
+	__u64 fault_fallback_charge[PTS_MAX_ORDER];
 };
 
 /* read-only configuration, set by the frontend before load */
@@ -117,6 +121,8 @@ struct pts_config {
 
 /* the level markers include one that sees each PTE table (6.5+) */
 #define PTS_CFG_PTE_MARKER	(1U << 0)
+/* the fault path is traced from its functions: charge fallbacks, latency */
+#define PTS_CFG_FAULT_FUNCS	(1U << 1)
 
 #define PTS_MAX_PROCS		10240
 #define PTS_MAX_INFLIGHT	10240

@@ -40,7 +40,7 @@ vmstat_of() {
 }
 
 order_count() {	# order_count FILE ORDER FIELD
-	json "$1" "sum(o['$3'] for o in d['counters']['hugepage_faults'] if o['order'] == $2)"
+	json "$1" "sum(o['$3'] for o in d['counters']['hugepage_faults']['orders'] if o['order'] == $2)"
 }
 
 a64=$(stat_of 64 anon_fault_alloc)
@@ -67,7 +67,7 @@ if stat_json "$TMP/thp.json" sh -c "$BENCH fault --size 4M --count 3 --thp alway
 	check_eq "order 9 fallbacks = hugepages-2048kB anon_fault_fallback delta" \
 		$(($(stat_of 2048 anon_fault_fallback) - f2m)) "$(order_count "$TMP/thp.json" 9 fallback)"
 	check_eq "no other orders" 0 \
-		"$(json "$TMP/thp.json" "sum(o['alloc'] for o in d['counters']['hugepage_faults'] if o['order'] not in (4, 9))")"
+		"$(json "$TMP/thp.json" "sum(o['alloc'] for o in d['counters']['hugepage_faults']['orders'] if o['order'] not in (4, 9))")"
 	check_eq "the bench saw 2M folios (AnonHugePages kB)" $((3 * 4096)) \
 		"$(awk -F'anon_huge_kb=' '/^fault size=4194304/ { s += $2 } END { print s }' "$TMP/workload.out")"
 	check_eq "per-process: the bench processes own the 64K folios" 80 \
@@ -81,7 +81,7 @@ fi
 # no hugepages where the workload opts out
 if stat_json "$TMP/nothp.json" "$BENCH" fault --size 4M --count 2 --thp never; then
 	check_eq "MADV_NOHUGEPAGE: no hugepage allocations" 0 \
-		"$(json "$TMP/nothp.json" "sum(o['alloc'] for o in d['counters']['hugepage_faults'])")"
+		"$(json "$TMP/nothp.json" "sum(o['alloc'] for o in d['counters']['hugepage_faults']['orders'])")"
 else
 	not_ok "ptscope stat on the MADV_NOHUGEPAGE workload"
 fi

@@ -438,18 +438,15 @@ static void test_mode_kprobe_scalar(void **state)
  * thp.fault_alloc has a kprobe candidate, but without programs: forcing
  * kprobe leaves the metric unavailable although its tracepoint works.
  */
-/*
- * A forced kind counts only implemented candidates: thp.fault_alloc has
- * no kprobe programs yet, so --mode kprobe leaves it on its usual path.
- */
-static void test_mode_kprobe_unimplemented_kind(void **state)
+/* --mode kprobe moves the fault path to its kprobe candidate */
+static void test_mode_kprobe_fault_alloc(void **state)
 {
 	struct fake_kernel k = kernel_6_15(0);
 
 	choose(PTS_PATH_KPROBE, false, &k);
-	assert_chosen("thp.fault_alloc", 2);
-	assert_why_has("thp.fault_alloc", 0, "not implemented yet");
-	assert_why_has("thp.fault_alloc", 1, "not implemented yet");
+	assert_chosen("thp.fault_alloc", 1);
+	assert_why("thp.fault_alloc", 0, "not selected: --mode kprobe");
+	assert_why("thp.fault_alloc", 2, NOT_NEEDED);
 }
 
 /* a forced kind does not fall back to other kinds */
@@ -577,16 +574,40 @@ static void test_levels_follow_move_page_tables(void **state)
 	assert_non_null(strstr(reason, "through kprobe, which is unavailable"));
 }
 
-static void test_fault_alloc_skips_unimplemented(void **state)
+/* renamed functions: the first name the kernel has is the target */
+static void test_fault_alloc_retargets(void **state)
 {
-	struct fake_kernel k = kernel_6_15(0);
+	struct fake_kernel k = kernel_6_1(0);
+	const struct pts_choice *ch;
+
+	k.missing = "vma_alloc_folio_noprof";
+	choose(PTS_MODE_AUTO, false, &k);
+	ch = choice_of("thp.fault_alloc");
+	assert_chosen("thp.fault_alloc", 0);
+	assert_string_equal(chosen_cand("thp.fault_alloc")->retargets[0].prog,
+			    "thp_fexit_alloc");
+	assert_string_equal(ch->targets[0], "vma_alloc_folio");
+	assert_string_equal(ch->targets[1], "mm_get_huge_zero_folio");
+
+	k = kernel_6_15(0);
+	k.missing = "mm_get_huge_zero_folio";
+	choose(PTS_MODE_AUTO, false, &k);
+	ch = choice_of("thp.fault_alloc");
+	assert_string_equal(ch->targets[0], "vma_alloc_folio_noprof");
+	assert_string_equal(ch->targets[1], "mm_get_huge_zero_page");
+}
+
+/* no fentry, no kprobes: the tracepoint inference, marked inferred */
+static void test_fault_alloc_tracepoint_fallback(void **state)
+{
+	struct fake_kernel k = kernel_6_15(REQ_BIT(PTS_REQ_FENTRY) |
+					   REQ_BIT(PTS_REQ_KPROBE));
 
 	choose(PTS_MODE_AUTO, false, &k);
 	assert_chosen("thp.fault_alloc", 2);
-	assert_why("thp.fault_alloc", 0, "kernel supports it, not implemented "
-		   "yet (fault-path fentry/kprobe is issue #4)");
-	assert_why_has("thp.fault_alloc", 1, "issue #4");
-	assert_why("thp.fault_alloc", 2, "");
+	assert_false(chosen_cand("thp.fault_alloc")->exact);
+	assert_why("thp.fault_alloc", 0, FENTRY_REFUSED);
+	assert_why("thp.fault_alloc", 1, KPROBE_REFUSED);
 }
 
 static void test_reason_truncated(void **state)
@@ -663,14 +684,15 @@ int main(void)
 		cmocka_unit_test(test_mode_tracepoint),
 		cmocka_unit_test(test_mode_kprobe),
 		cmocka_unit_test(test_mode_kprobe_scalar),
-		cmocka_unit_test(test_mode_kprobe_unimplemented_kind),
+		cmocka_unit_test(test_mode_kprobe_fault_alloc),
 		cmocka_unit_test(test_mode_fentry_refused),
 		cmocka_unit_test(test_refused_candidate_skipped),
 		cmocka_unit_test(test_all_refused),
 		cmocka_unit_test(test_rechoose_refreshes_reasons),
 		cmocka_unit_test(test_levels_not_implemented),
 		cmocka_unit_test(test_levels_follow_move_page_tables),
-		cmocka_unit_test(test_fault_alloc_skips_unimplemented),
+		cmocka_unit_test(test_fault_alloc_retargets),
+		cmocka_unit_test(test_fault_alloc_tracepoint_fallback),
 		cmocka_unit_test(test_reason_truncated),
 		cmocka_unit_test(test_follow_fork),
 		cmocka_unit_test(test_lookups),

@@ -26,6 +26,7 @@
 #   PTSCOPE_VM_APPEND     extra kernel command line, e.g.
 #                         "transparent_hugepage=madvise ptscope.loglevel=7"
 #   PTSCOPE_VM_VERBOSE=1  also stream the console to stderr while booting
+# shellcheck disable=SC2317 # cleanup is run from a trap
 set -euo pipefail
 
 prog=${0##*/}
@@ -43,7 +44,6 @@ version=$1 arch=$2 initramfs=$3 timeout_s=${4:-300}
 [[ $version =~ ^[0-9]+\.[0-9]+$ ]] || { echo "$prog: bad VERSION '$version'" >&2; usage; }
 [[ $timeout_s =~ ^[0-9]+$ ]] && [ "$timeout_s" -gt 0 ] ||
 	{ echo "$prog: bad TIMEOUT_S '$timeout_s'" >&2; usage; }
-[ -f "$initramfs" ] || die "initramfs '$initramfs' not found (build it with mkinitramfs.sh)"
 
 mem=${PTSCOPE_VM_MEM:-4G}
 smp=${PTSCOPE_VM_SMP:-2}
@@ -76,6 +76,14 @@ arm64)
 *) echo "$prog: unknown ARCH '$arch' (want amd64 or arm64)" >&2; usage ;;
 esac
 case $accel in tcg | kvm) ;; *) die "PTSCOPE_VM_ACCEL must be tcg, kvm or auto (got '$accel')" ;; esac
+[ -f "$initramfs" ] || die "initramfs '$initramfs' not found (build it with mkinitramfs.sh)"
+# Catch an initramfs built for the other ARCH (its init would just fail).
+case $arch in amd64) want_machine=62 ;; arm64) want_machine=183 ;; esac
+bb_machine=$({ gzip -dc "$initramfs" | cpio -i --quiet --to-stdout bin/busybox |
+	od -An -t u2 -j 18 -N 2 | tr -d ' \n'; } 2>/dev/null || true)
+if [ -n "$bb_machine" ] && [ "$bb_machine" != "$want_machine" ]; then
+	die "initramfs '$initramfs' was not built for $arch (its busybox has ELF machine $bb_machine)"
+fi
 command -v "$qemu" >/dev/null || die "$qemu not found (apt-get install $qpkg)"
 
 # ---------------------------------------------------------------- kernel
@@ -105,7 +113,7 @@ qemu_args=(
 	-kernel "$kdir/vmlinuz" -initrd "$initramfs" -append "$cmdline"
 )
 
-qpid= tpid=
+qpid='' tpid=''
 cleanup() {
 	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null
 	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null && wait "$qpid" 2>/dev/null
@@ -125,7 +133,7 @@ if [ "${PTSCOPE_VM_VERBOSE:-0}" = 1 ]; then
 fi
 
 elapsed() { echo "$EPOCHREALTIME $start" | awk '{ printf "%.1f", $1 - $2 }'; }
-t_begin= t_end= timed_out=0
+t_begin='' t_end='' timed_out=0
 deadline=$((${start%.*} + timeout_s))
 while kill -0 "$qpid" 2>/dev/null; do
 	if [ -z "$t_begin" ] && grep -aq 'PTSCOPE-VM-BEGIN' "$log"; then

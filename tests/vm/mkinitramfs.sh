@@ -172,7 +172,7 @@ for arg in $(cat /proc/cmdline); do
 done
 echo "$loglevel" >/proc/sys/kernel/printk
 
-cd /tmp
+cd /tmp || cd /
 echo "PTSCOPE-VM-BEGIN"
 /bin/sh /scenario.sh </dev/null
 rc=$?
@@ -216,7 +216,7 @@ for spec in "$@"; do
 		mkdir -p "$stage$(dirname "$dst")"
 		cp -L "$src" "$stage$dst"
 		chmod u+rw,go+r "$stage$dst"
-		if is_elf "$src" || [ "$(head -c 2 "$src")" = '#!' ]; then
+		if [ -x "$src" ] || is_elf "$src" || [ "$(head -c 2 "$src")" = '#!' ]; then
 			chmod 0755 "$stage$dst"
 		fi
 	fi

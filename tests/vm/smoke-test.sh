@@ -9,6 +9,7 @@
 # directory (it is always kept on failure); CC_amd64 / CC_arm64 override the
 # compilers (default gcc / aarch64-linux-gnu-gcc).  Everything boot.sh and
 # mkinitramfs.sh read (PTSCOPE_CACHE, PTSCOPE_VM_*) is passed through.
+# shellcheck disable=SC2317 # cleanup is run from a trap
 set -euo pipefail
 
 prog=${0##*/}
