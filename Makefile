@@ -21,7 +21,7 @@ BPF_OBJS := $(patsubst %,$(BPF_OUT)/%.bpf.o,$(BPF_NAMES))
 SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_NAMES))
 LIB_SRCS := src/hist.c src/catalog.c src/caps.c src/engine.c src/objects.c \
 	src/collector.c src/options.c src/format.c src/report.c src/report_text.c \
-	src/session.c src/view_probe.c \
+	src/session.c src/kcounters.c src/view_probe.c \
 	src/view_stat.c src/view_top.c src/run_cmd.c
 LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope

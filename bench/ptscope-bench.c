@@ -82,6 +82,8 @@ enum opt_code {
 	OPT_START,
 	OPT_STEP,
 	OPT_RUNS,
+	OPT_STRIDE,
+	OPT_READ,
 	OPT_HELP,
 };
 
@@ -96,6 +98,8 @@ struct bench_args {
 	uint64_t step;
 	uint64_t runs;
 	uint64_t fault_align;
+	uint64_t stride;		/* fault: touch one byte every stride */
+	bool read;			/* fault: read instead of write */
 	const char *align_text;		/* --align as typed */
 	enum thp_mode thp;
 	bool populate;
@@ -158,8 +162,10 @@ static const char usage_text[] =
 "      mremap(MREMAP_MAYMOVE), touching every new page.\n"
 "\n"
 "  fault --size SIZE --count N [--thp never|default|always] [--align SIZE]\n"
-"      N times: map SIZE bytes aligned to --align (default 2M), touch\n"
-"      every 4 KiB, report AnonHugePages from /proc/self/smaps, unmap.\n"
+"        [--stride BYTES] [--read]\n"
+"      N times: map SIZE bytes aligned to --align (default 2M), write (or\n"
+"      --read) one byte every --stride (default 4 KiB), report\n"
+"      AnonHugePages from /proc/self/smaps, unmap.\n"
 "\n"
 "  fail --count N\n"
 "      N mremap calls that fail with EINVAL (unaligned old address).\n"
@@ -324,6 +330,7 @@ static const char *opt_name(int code)
 	case OPT_START:		return "--start";
 	case OPT_STEP:		return "--step";
 	case OPT_RUNS:		return "--runs";
+	case OPT_STRIDE:	return "--stride";
 	}
 	return "option";
 }
@@ -354,6 +361,11 @@ static int store_option(struct bench_args *args, int code, const char *value)
 		return 0;
 	case OPT_NO_POPULATE:
 		args->populate = false;
+		return 0;
+	case OPT_STRIDE:
+		return parse_size(value, &args->stride);
+	case OPT_READ:
+		args->read = true;
 		return 0;
 	}
 	return -1;
@@ -880,9 +892,11 @@ static int map_aligned(uint64_t len, uint64_t align, char **out)
 	return 0;
 }
 
-static int fault_once(uint64_t len, uint64_t align, enum thp_mode thp)
+static int fault_once(uint64_t len, uint64_t align, enum thp_mode thp,
+		      uint64_t stride, bool read)
 {
 	uint64_t offset, anon_huge_kb;
+	volatile char sink;
 	char *region = NULL;
 	int ret;
 
@@ -893,8 +907,13 @@ static int fault_once(uint64_t len, uint64_t align, enum thp_mode thp)
 		ret = fail_errno("madvise %p", (void *)region);
 		goto cleanup;
 	}
-	for (offset = 0; offset < len; offset += TOUCH_STRIDE)
-		*(volatile char *)(region + offset) = 1;
+	for (offset = 0; offset < len; offset += stride) {
+		if (read)
+			sink = *(volatile char *)(region + offset);
+		else
+			*(volatile char *)(region + offset) = 1;
+	}
+	(void)sink;
 	if (smaps_anon_huge_kb(region, region + len, &anon_huge_kb)) {
 		ret = fail_errno("read /proc/self/smaps");
 		goto cleanup;
@@ -914,12 +933,15 @@ static int cmd_fault(int argc, char **argv)
 		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "thp",   required_argument, NULL, OPT_THP },
 		{ "align", required_argument, NULL, OPT_ALIGN },
+		{ "stride", required_argument, NULL, OPT_STRIDE },
+		{ "read",  no_argument,	      NULL, OPT_READ },
 		{ "help",  no_argument,	      NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct bench_args args = {
 		.thp = THP_DEFAULT,
 		.fault_align = PMD_SPAN,
+		.stride = TOUCH_STRIDE,
 	};
 	uint64_t region;
 	int ret;
@@ -939,8 +961,12 @@ static int cmd_fault(int argc, char **argv)
 		return usage_error("fault: --align must be a power of two "
 				   "between %" PRIu64 " and %llu bytes",
 				   page_size, MAX_REGION);
+	if (!args.stride || args.stride % page_size)
+		return usage_error("fault: --stride must be a multiple of %"
+				   PRIu64, page_size);
 	for (region = 0; region < args.count; region++) {
-		ret = fault_once(args.size, args.fault_align, args.thp);
+		ret = fault_once(args.size, args.fault_align, args.thp,
+				 args.stride, args.read);
 		if (ret)
 			return ret;
 	}

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include "collector.h"
+#include "kcounters.h"
 #include "report.h"
 #include "run_cmd.h"
 #include "session.h"
@@ -31,7 +32,8 @@ static void cmdline(char *buf, size_t len, char **argv)
 }
 
 static int stat_json(struct pts_session *s, const struct pts_snapshot *snap,
-		     const char *cmd, int status, double elapsed)
+		     const struct kcounters *kc, const char *cmd, int status,
+		     double elapsed)
 {
 	json_object *root = json_object_new_object();
 	json_object *run = json_object_new_object();
@@ -45,6 +47,7 @@ static int stat_json(struct pts_session *s, const struct pts_snapshot *snap,
 	json_object_object_add(root, "system", report_system_json(&s->rep));
 	json_object_object_add(root, "metrics", report_metrics_json(&s->rep));
 	json_object_object_add(root, "counters", report_snapshot_json(&s->rep, snap));
+	json_object_object_add(root, "kernel_counters", kcounters_json(kc));
 	err = report_write_json(root, s->opts->output, stdout);
 	json_object_put(root);
 	if (err)
@@ -54,7 +57,8 @@ static int stat_json(struct pts_session *s, const struct pts_snapshot *snap,
 }
 
 static int stat_text(struct pts_session *s, const struct pts_snapshot *snap,
-		     const char *cmd, int status, double elapsed)
+		     const struct kcounters *kc, const char *cmd, int status,
+		     double elapsed)
 {
 	FILE *out = stdout;
 	size_t i;
@@ -68,6 +72,7 @@ static int stat_text(struct pts_session *s, const struct pts_snapshot *snap,
 		cmd, status, elapsed, s->caps.release);
 	report_metric_status(out, &s->rep);
 	report_snapshot_text(out, &s->rep, snap, true);
+	kcounters_text(out, kc);
 	fprintf(out, "\nprocesses:\n  %7s %-16s %8s %10s\n", "PID", "COMM",
 		"MREMAP", "HUGEFAULT");
 	for (i = 0; i < snap->nr_procs; i++)
@@ -82,6 +87,7 @@ static int stat_text(struct pts_session *s, const struct pts_snapshot *snap,
 
 int view_stat(const struct pts_options *opts)
 {
+	struct kcounters kc_before, kc_after, kc;
 	struct pts_child child = { .go_fd = -1 };
 	struct pts_snapshot snap;
 	struct pts_session s;
@@ -110,9 +116,13 @@ int view_stat(const struct pts_options *opts)
 		session_stop(&s);
 		return 1;
 	}
+	/* ptscope sits in waitpid in between: the window is the command's */
+	kcounters_read(&kc_before);
 	start = mono_now();
 	child_release(&child);
 	status = child_wait(&child);
+	kcounters_read(&kc_after);
+	kcounters_delta(&kc_after, &kc_before, &kc);
 	cmdline(cmd, sizeof(cmd), opts->cmd_argv);
 	if (collector_read(&s.eng.objs, &snap)) {
 		fprintf(stderr, "ptscope: reading BPF maps failed: %s\n",
@@ -121,9 +131,9 @@ int view_stat(const struct pts_options *opts)
 		return 1;
 	}
 	if (opts->json)
-		ret = stat_json(&s, &snap, cmd, status, mono_now() - start);
+		ret = stat_json(&s, &snap, &kc, cmd, status, mono_now() - start);
 	else
-		ret = stat_text(&s, &snap, cmd, status, mono_now() - start);
+		ret = stat_text(&s, &snap, &kc, cmd, status, mono_now() - start);
 	snapshot_free(&snap);
 	session_stop(&s);
 	return ret;

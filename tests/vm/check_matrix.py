@@ -110,6 +110,10 @@ def check_probe(label, mode, blocks):
     tap(levels["status"] in ("exact", "inferred") and levels.get("path") == mode,
         "%s %s: levels %s by %s" % (label, mode, levels["status"],
                                     levels.get("probe", levels.get("reason"))))
+    faults = metrics["thp.fault_alloc"]
+    tap(faults["status"] == "exact" and faults.get("path") == mode,
+        "%s %s: hugepage faults %s by %s" % (label, mode, faults["status"],
+                                            faults.get("probe", faults.get("reason"))))
     return True
 
 
@@ -157,6 +161,87 @@ def check_scenario(label, mode, name, blocks):
             "%s %s %s: source THP-backed (AnonHugePages kB %s)" % (label, mode, name, kb))
 
 
+def order_row(report, order):
+    for row in report["counters"]["hugepage_faults"]["orders"]:
+        if row["order"] == order:
+            return row
+    return {"alloc": 0, "fallback": 0, "fallback_charge": 0,
+            "latency_ns": {"count": 0}}
+
+
+def kernel(report, group, name):
+    return report["kernel_counters"].get(group, {}).get(name)
+
+
+def check_kernel_equal(label, mode, name, report, order, field, vmstat_key, mthp_key):
+    """ptscope's per-order count must equal the kernel's counters."""
+    got = order_row(report, order)[field]
+    want = kernel(report, "vmstat", vmstat_key) if vmstat_key else None
+    if want is not None:
+        tap(got == want, "%s %s %s: order %d %s %d = vmstat %s %s" % (
+            label, mode, name, order, field, got, vmstat_key, want))
+    size = "hugepages-%dkB" % (4 << order)
+    want = kernel(report, size, mthp_key)
+    if "hugepages-2048kB" in report["kernel_counters"]:	# 6.8+ has mTHP stats
+        tap(got == want, "%s %s %s: order %d %s %d = %s/%s %s" % (
+            label, mode, name, order, field, got, size, mthp_key, want))
+
+
+def check_faults(label, mode, blocks):
+    names = ["fault_pmd", "fault_zero", "fault_charge"]
+    if not label.startswith("6.1-"):
+        names.insert(2, "fault_mthp")
+    for name in names:
+        key = ("stat", mode, name)
+        if ("error", mode, name) in blocks or key not in blocks:
+            tap(False, "%s %s %s: no result %s" % (
+                label, mode, name, blocks.get(("error", mode, name), "")[:300]))
+            continue
+        report = json.loads(blocks[key])
+        faults = report["counters"].get("hugepage_faults")
+        if faults is None or "huge_zero_page" not in faults:
+            tap(False, "%s %s %s: fault counters missing" % (label, mode, name))
+            continue
+        pmd = order_row(report, 9)
+        if name == "fault_pmd":
+            tap(pmd["alloc"] == 8, "%s %s %s: 2 x 8 MiB = 8 PMD folios (%d)" % (
+                label, mode, name, pmd["alloc"]))
+            check_kernel_equal(label, mode, name, report, 9, "alloc",
+                               "thp_fault_alloc", "anon_fault_alloc")
+            tap(pmd["latency_ns"]["count"] == 8,
+                "%s %s %s: 8 latency samples for 2M faults (%d)" % (
+                    label, mode, name, pmd["latency_ns"]["count"]))
+            small = order_row(report, 0)
+            tap(small["alloc"] > 0 and small["latency_ns"]["count"] == small["alloc"],
+                "%s %s %s: order 0 faults %d with %d latency samples" % (
+                    label, mode, name, small["alloc"], small["latency_ns"]["count"]))
+        elif name == "fault_zero":
+            tap(faults["huge_zero_page"] == 4 and pmd["alloc"] == 0,
+                "%s %s %s: 4 read faults mapped the huge zero page (%d), no 2M folio (%d)" % (
+                    label, mode, name, faults["huge_zero_page"], pmd["alloc"]))
+        elif name == "fault_mthp":
+            mthp = order_row(report, 4)
+            # the bench's own stack and buffers may add a few 64K folios
+            tap(mthp["alloc"] >= 64, "%s %s %s: 4 x 1 MiB >= 64 x 64K folios (%d)" % (
+                label, mode, name, mthp["alloc"]))
+            per_proc = sum(p["fault_alloc"].get("64K", 0)
+                           for p in report["counters"]["processes"])
+            tap(per_proc == mthp["alloc"], "%s %s %s: per-process 64K folios add up (%d)" % (
+                label, mode, name, per_proc))
+            check_kernel_equal(label, mode, name, report, 4, "alloc", None,
+                               "anon_fault_alloc")
+        elif name == "fault_charge":
+            tap(pmd["fallback_charge"] >= 1,
+                "%s %s %s: memcg refused %d PMD charges" % (
+                    label, mode, name, pmd["fallback_charge"]))
+            check_kernel_equal(label, mode, name, report, 9, "fallback_charge",
+                               "thp_fault_fallback_charge", "anon_fault_fallback_charge")
+            check_kernel_equal(label, mode, name, report, 9, "fallback",
+                               "thp_fault_fallback", "anon_fault_fallback")
+            check_kernel_equal(label, mode, name, report, 9, "alloc",
+                               "thp_fault_alloc", "anon_fault_alloc")
+
+
 def main():
     label, path = sys.argv[1], sys.argv[2]
     kernel, blocks = parse(path)
@@ -164,6 +249,7 @@ def main():
     for mode in ("fentry", "kprobe"):
         if not check_probe(label, mode, blocks):
             continue
+        check_faults(label, mode, blocks)
         for name in EXPECT:
             check_scenario(label, mode, name, blocks)
     return 1 if failures else 0

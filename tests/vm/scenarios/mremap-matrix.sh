@@ -1,7 +1,8 @@
 #!/bin/sh
 # Guest side of tests/vm/test_matrix.sh: for each attach mode this kernel
-# supports, run the mremap scenarios under "ptscope stat --json" and print
-# every report in @@BEGIN/@@END blocks for the host to check.
+# supports, run the mremap and the hugepage fault scenarios under
+# "ptscope stat --json" and print every report in @@BEGIN/@@END blocks for
+# the host to check.
 # Runs under busybox sh in the initramfs.
 
 THP=/sys/kernel/mm/transparent_hugepage
@@ -14,12 +15,12 @@ block() {	# block KIND ATTRS FILE
 	echo "@@END"
 }
 
-# scenario NAME BENCH-ARGS...
-scenario() {
+# run NAME CMD...: one ptscope stat run, reported as scenario NAME
+run() {
 	name=$1
 	shift
 	if ptscope stat --json --mode "$mode" -o /tmp/stat.json -- \
-		ptscope-bench mremap "$@" >/tmp/bench.out 2>/tmp/stat.err; then
+		"$@" >/tmp/bench.out 2>/tmp/stat.err; then
 		block stat "mode=$mode scenario=$name" /tmp/stat.json
 		block bench "mode=$mode scenario=$name" /tmp/bench.out
 	else
@@ -27,12 +28,48 @@ scenario() {
 	fi
 }
 
+# scenario NAME MREMAP-ARGS...
+scenario() {
+	name=$1
+	shift
+	run "$name" ptscope-bench mremap "$@"
+}
+
+set_size() {	# set_size SIZE_KB VALUE, where the kernel has the size (6.8+)
+	[ -w "$THP/hugepages-$1kB/enabled" ] && echo "$2" >"$THP/hugepages-$1kB/enabled"
+	return 0
+}
+
+# Hugepage faults; the kernel's counters over each run are in the report.
+fault_scenarios() {
+	set_size 2048 inherit
+	set_size 64 never
+	run fault_pmd ptscope-bench fault --size 8M --count 2 --thp always
+	run fault_zero ptscope-bench fault --size 8M --count 1 --thp always --read --stride 2M
+	if [ -d "$THP/hugepages-64kB" ]; then
+		set_size 64 always
+		# 1 MiB is too small for a PMD: 16 x 64 KiB each, no madvise
+		run fault_mthp ptscope-bench fault --size 1M --count 4 --thp default
+		set_size 64 never
+	fi
+	# a memcg too small for more than two 2 MiB folios: the others fall
+	# back on the charge (high orders never OOM-kill, order 0 fits)
+	cg=/sys/fs/cgroup/ptscope
+	mkdir -p $cg
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	echo 5M >$cg/memory.max
+	run fault_charge sh -c "echo \$\$ >$cg/cgroup.procs && exec ptscope-bench fault --size 32M --count 1 --thp always --stride 2M"
+}
+
 echo "@@KERNEL $(uname -r) $(uname -m)"
 for mode in fentry kprobe; do
 	ptscope probe --json --mode "$mode" >/tmp/probe.json 2>/tmp/probe.err
 	block probe "mode=$mode" /tmp/probe.json
-	# only modes that give the level breakdown are worth the time
 	ptscope probe --mode "$mode" >/tmp/probe.txt 2>&1
+	if grep -Eq '^  thp\.fault_alloc +exact +'"$mode" /tmp/probe.txt; then
+		fault_scenarios
+	fi
+	# only modes that give the level breakdown are worth the time
 	if ! grep -Eq '^  mremap\.levels +(exact|inferred) +'"$mode" /tmp/probe.txt; then
 		continue
 	fi
