@@ -9,7 +9,9 @@
  *           addresses with mremap(MREMAP_MAYMOVE | MREMAP_FIXED)
  *   grow    grow a region N times with mremap(MREMAP_MAYMOVE)
  *   fault   fault in N aligned regions and report their AnonHugePages
+ *   collapse  fault in N regions as small pages, then MADV_COLLAPSE them
  *   table   user-side timing of the pud/pmd/page moves (demo only)
+ *   bw      read bandwidth per buffer size, like lmbench bw_mem rd
  *
  * Only libc is used, so it links statically for x86_64 and aarch64.
  * The mremap subcommand issues exactly --count mremap() calls; nothing
@@ -55,6 +57,17 @@
 #define MARKER_MAGIC	0x70747363ULL	/* "ptsc" */
 #define LINE_BUF_SIZE	8192
 
+/* Synchronous collapse into PMD THPs (Linux 6.1); glibc < 2.37 lacks it. */
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE	25
+#endif
+
+/* bw: each timed sample reads at least this much; default buffer sizes. */
+#define BW_MIN_BYTES	(64 * MIB)
+#define BW_DEFAULT_SIZES	"16K,64K,256K,1M,4M,16M,64M"
+#define BW_DEFAULT_RUNS	7
+#define MAX_SIZES	32
+
 #define ALIGN_UP(x, a)	(((x) + (a) - 1) & ~((uint64_t)(a) - 1))
 
 enum align_mode {
@@ -84,6 +97,7 @@ enum opt_code {
 	OPT_RUNS,
 	OPT_STRIDE,
 	OPT_READ,
+	OPT_SIZES,
 	OPT_HELP,
 };
 
@@ -100,6 +114,8 @@ struct bench_args {
 	uint64_t fault_align;
 	uint64_t stride;		/* fault: touch one byte every stride */
 	bool read;			/* fault: read instead of write */
+	uint64_t sizes[MAX_SIZES];	/* bw: buffer sizes */
+	size_t nsizes;
 	const char *align_text;		/* --align as typed */
 	enum thp_mode thp;
 	bool populate;
@@ -167,6 +183,11 @@ static const char usage_text[] =
 "      --read) one byte every --stride (default 4 KiB), report\n"
 "      AnonHugePages from /proc/self/smaps, unmap.\n"
 "\n"
+"  collapse --size SIZE --count N\n"
+"      N times: map SIZE bytes (a multiple of 2M) 2M aligned, write every\n"
+"      page with MADV_NOHUGEPAGE, then MADV_HUGEPAGE and MADV_COLLAPSE it\n"
+"      into 2M THPs; report AnonHugePages before and after, unmap.\n"
+"\n"
 "  fail --count N\n"
 "      N mremap calls that fail with EINVAL (unaligned old address).\n"
 "\n"
@@ -174,6 +195,12 @@ static const char usage_text[] =
 "      For pud, pmd and page alignment move a populated SIZE (default 1G)\n"
 "      region with MADV_NOHUGEPAGE, 1 warm-up + N (default 5) timed runs,\n"
 "      and print median/min microseconds and the ratio against pud.\n"
+"\n"
+"  bw [--sizes LIST] [--thp never|default|always] [--runs N]\n"
+"      Read bandwidth like lmbench bw_mem rd: for each size in LIST\n"
+"      (default " BW_DEFAULT_SIZES ") map a 2M aligned buffer,\n"
+"      memset it, then read one int every 16 bytes, >= 64 MiB per sample;\n"
+"      print the median of N (default 7) samples in MB/s (1e6 bytes/s).\n"
 "\n"
 "  --help\n"
 "      Show this help.\n"
@@ -318,6 +345,40 @@ static int parse_align_mode(const char *text, enum align_mode *out)
 	return 0;
 }
 
+/* Comma separated sizes, at most max of them; -1 if malformed. */
+static int parse_size_list(const char *text, uint64_t *sizes, size_t max,
+			   size_t *count)
+{
+	char item[32];
+	const char *comma;
+	size_t len, n = 0;
+
+	for (;;) {
+		comma = strchr(text, ',');
+		len = comma ? (size_t)(comma - text) : strlen(text);
+		if (!len || len >= sizeof(item) || n == max)
+			return -1;
+		memcpy(item, text, len);
+		item[len] = '\0';
+		if (parse_size(item, &sizes[n++]))
+			return -1;
+		if (!comma)
+			break;
+		text = comma + 1;
+	}
+	*count = n;
+	return 0;
+}
+
+static const char *thp_name(enum thp_mode thp)
+{
+	if (thp == THP_NEVER)
+		return "never";
+	if (thp == THP_ALWAYS)
+		return "always";
+	return "default";
+}
+
 static const char *opt_name(int code)
 {
 	switch (code) {
@@ -331,6 +392,7 @@ static const char *opt_name(int code)
 	case OPT_STEP:		return "--step";
 	case OPT_RUNS:		return "--runs";
 	case OPT_STRIDE:	return "--stride";
+	case OPT_SIZES:		return "--sizes";
 	}
 	return "option";
 }
@@ -367,6 +429,9 @@ static int store_option(struct bench_args *args, int code, const char *value)
 	case OPT_READ:
 		args->read = true;
 		return 0;
+	case OPT_SIZES:
+		return parse_size_list(value, args->sizes, MAX_SIZES,
+				       &args->nsizes);
 	}
 	return -1;
 }
@@ -975,6 +1040,98 @@ static int cmd_fault(int argc, char **argv)
 	return 0;
 }
 
+/* ------------------------------------------------------------- collapse */
+
+/*
+ * One region: fault it in as small pages (MADV_NOHUGEPAGE, so neither the
+ * THP nor any mTHP setting can back it), then clear VM_NOHUGEPAGE with
+ * MADV_HUGEPAGE (MADV_COLLAPSE refuses VM_NOHUGEPAGE VMAs) and collapse
+ * it synchronously.  A failed collapse is printed and returned in
+ * *collapse_ret (0 or -errno); cmd_collapse fails after the summary.
+ */
+static int collapse_once(uint64_t len, uint64_t iteration, int *collapse_ret)
+{
+	uint64_t pages = len / page_size, kb_before, kb_after;
+	char *region = NULL;
+	int ret;
+
+	ret = map_aligned(len, PMD_SPAN, &region);
+	if (ret)
+		return ret;
+	if (madvise(region, len, MADV_NOHUGEPAGE)) {
+		ret = fail_errno("madvise(MADV_NOHUGEPAGE) %p", (void *)region);
+		goto cleanup;
+	}
+	write_markers(region, 0, pages, iteration);
+	if (smaps_anon_huge_kb(region, region + len, &kb_before)) {
+		ret = fail_errno("read /proc/self/smaps");
+		goto cleanup;
+	}
+	if (madvise(region, len, MADV_HUGEPAGE)) {
+		ret = fail_errno("madvise(MADV_HUGEPAGE) %p", (void *)region);
+		goto cleanup;
+	}
+	*collapse_ret = madvise(region, len, MADV_COLLAPSE) ? -errno : 0;
+	if (smaps_anon_huge_kb(region, region + len, &kb_after)) {
+		ret = fail_errno("read /proc/self/smaps");
+		goto cleanup;
+	}
+	ret = check_markers(region, 0, pages, iteration);
+	if (ret)
+		goto cleanup;
+	printf("collapse size=%" PRIu64 " anon_huge_kb_before=%" PRIu64
+	       " anon_huge_kb_after=%" PRIu64 " ret=%d\n", len, kb_before,
+	       kb_after, *collapse_ret);
+cleanup:
+	if (munmap(region, len) && !ret)
+		ret = fail_errno("munmap %p", (void *)region);
+	return ret;
+}
+
+static int cmd_collapse(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "size",  required_argument, NULL, OPT_SIZE },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "help",  no_argument,	      NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct bench_args args = { 0 };
+	uint64_t region, failed = 0;
+	int ret, collapse_ret = 0, first_error = 0;
+
+	ret = parse_args(argc, argv, longopts, &args);
+	if (ret)
+		return ret;
+	ret = require(&args, "collapse", OPT_SIZE) ?:
+	      require(&args, "collapse", OPT_COUNT);
+	if (ret)
+		return ret;
+	if (args.size < PMD_SPAN || args.size > MAX_REGION ||
+	    args.size % PMD_SPAN)
+		return usage_error("collapse: --size must be a multiple of %llu"
+				   " between %llu and %llu bytes", PMD_SPAN,
+				   PMD_SPAN, MAX_REGION);
+	for (region = 0; region < args.count; region++) {
+		ret = collapse_once(args.size, region, &collapse_ret);
+		if (ret)
+			return ret;
+		if (collapse_ret) {
+			failed++;
+			if (!first_error)
+				first_error = -collapse_ret;
+		}
+	}
+	printf("collapse_regions=%" PRIu64 "\n", args.count);
+	if (failed) {
+		errno = first_error;
+		return fail_errno("madvise(MADV_COLLAPSE) failed for %" PRIu64
+				  " of %" PRIu64 " regions", failed,
+				  args.count);
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- table */
 
 struct table_row {
@@ -1084,6 +1241,119 @@ static int cmd_table(int argc, char **argv)
 	return 0;
 }
 
+/* ------------------------------------------------------------------- bw */
+
+/* 32 loads of one int every 16 bytes: 512 bytes, as in lmbench's rd. */
+#define RD_STEP_INTS	128
+#define RD4(i)		(p[i] + p[i + 4] + p[i + 8] + p[i + 12])
+#define RD16(i)		(RD4(i) + RD4(i + 16) + RD4(i + 32) + RD4(i + 48))
+
+static volatile unsigned int bw_sink;
+
+/* One read pass over [p, end); len is a multiple of 512 bytes. */
+static __attribute__((noinline)) unsigned int rd_pass(const unsigned int *p,
+						    const unsigned int *end)
+{
+	unsigned int sum = 0;
+
+	for (; p < end; p += RD_STEP_INTS)
+		sum += RD16(0) + RD16(64);
+	return sum;
+}
+
+/* Time passes over the buffer; returns the nanoseconds taken. */
+static uint64_t rd_sample(const char *buf, uint64_t len, uint64_t passes)
+{
+	const unsigned int *start = (const unsigned int *)buf;
+	const unsigned int *end = (const unsigned int *)(buf + len);
+	uint64_t pass, before;
+
+	before = now_ns();
+	for (pass = 0; pass < passes; pass++) {
+		/* the buffer may have changed: no pass is folded away */
+		asm volatile("" : : "r"(start) : "memory");
+		bw_sink += rd_pass(start, end);
+	}
+	return now_ns() - before;
+}
+
+/* One table row: map, madvise and fill the buffer, then time it. */
+static int bw_size(uint64_t len, enum thp_mode thp, uint64_t runs)
+{
+	static uint64_t samples[MAX_RUNS];
+	uint64_t passes, run, anon_huge_kb, median_ns;
+	char *buf = NULL;
+	int ret;
+
+	ret = map_aligned(len, PMD_SPAN, &buf);
+	if (ret)
+		return ret;
+	if (apply_thp(buf, len, thp)) {
+		ret = fail_errno("madvise %p", (void *)buf);
+		goto cleanup;
+	}
+	memset(buf, 1, len);
+	if (smaps_anon_huge_kb(buf, buf + len, &anon_huge_kb)) {
+		ret = fail_errno("read /proc/self/smaps");
+		goto cleanup;
+	}
+	passes = (BW_MIN_BYTES + len - 1) / len;
+	rd_sample(buf, len, passes);		/* warm-up */
+	for (run = 0; run < runs; run++)
+		samples[run] = rd_sample(buf, len, passes) ?: 1;
+	qsort(samples, runs, sizeof(samples[0]), compare_u64);
+	median_ns = runs % 2 ? samples[runs / 2] :
+		    (samples[runs / 2 - 1] + samples[runs / 2]) / 2;
+	printf("%7" PRIu64 "  %8.1f  %12" PRIu64 "\n", (uint64_t)(len / KIB),
+	       (double)len * passes * 1e3 / (double)median_ns, anon_huge_kb);
+cleanup:
+	if (munmap(buf, len) && !ret)
+		ret = fail_errno("munmap %p", (void *)buf);
+	return ret;
+}
+
+static int cmd_bw(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "sizes", required_argument, NULL, OPT_SIZES },
+		{ "thp",   required_argument, NULL, OPT_THP },
+		{ "runs",  required_argument, NULL, OPT_RUNS },
+		{ "help",  no_argument,	      NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct bench_args args = {
+		.thp = THP_DEFAULT,
+		.runs = BW_DEFAULT_RUNS,
+	};
+	size_t i;
+	int ret;
+
+	ret = parse_args(argc, argv, longopts, &args);
+	if (ret)
+		return ret;
+	if (!args.nsizes &&
+	    parse_size_list(BW_DEFAULT_SIZES, args.sizes, MAX_SIZES,
+			    &args.nsizes))
+		return fail_msg("bad built-in size list");
+	for (i = 0; i < args.nsizes; i++) {
+		ret = check_bytes("bw", OPT_SIZES, args.sizes[i], page_size);
+		if (ret)
+			return ret;
+	}
+	if (args.runs < 1 || args.runs > MAX_RUNS)
+		return usage_error("bw: --runs must be between 1 and %d",
+				   MAX_RUNS);
+	printf("# bw thp=%s runs=%" PRIu64 "\n", thp_name(args.thp),
+	       args.runs);
+	printf("size_kb  mb_per_s  anon_huge_kb\n");
+	for (i = 0; i < args.nsizes; i++) {
+		ret = bw_size(args.sizes[i], args.thp, args.runs);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* ----------------------------------------------------------------- main */
 
 /* mremap() rejects an old address that is not page aligned (EINVAL). */
@@ -1130,8 +1400,10 @@ static const struct command commands[] = {
 	{ "mremap", cmd_mremap },
 	{ "grow",   cmd_grow },
 	{ "fault",  cmd_fault },
+	{ "collapse", cmd_collapse },
 	{ "fail",   cmd_fail },
 	{ "table",  cmd_table },
+	{ "bw",     cmd_bw },
 };
 
 int main(int argc, char **argv)

@@ -61,6 +61,12 @@ struct {
  */
 #define opaque_index(var) asm volatile("" : "+r"(var))
 
+/*
+ * var &= mask where clang cannot drop the mask as redundant after a range
+ * check (it then indexes with a pre-check copy the verifier rejects).
+ */
+#define mask_index(var, mask) asm volatile("%0 &= " #mask : "+r"(var))
+
 static __always_inline void count_add(__u32 idx, __u64 val)
 {
 	__u32 zero = 0;

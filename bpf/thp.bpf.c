@@ -49,6 +49,7 @@ static __always_inline void fault_alloc_seen(__u32 order,
 
 	if (order >= PTS_MAX_ORDER)
 		return;
+	mask_index(order, 15);	/* PTS_MAX_ORDER - 1 */
 	proc = current_proc();
 	switch (outcome) {
 	case FAULT_ALLOC:
