@@ -117,6 +117,7 @@ demo: deps all
 # user-side times from the bench, kernel-side times from ptscope.
 bench: deps all
 	./bench/bench.sh
+	./bench/bench-thp.sh
 
 install: all
 	install -D -m 0755 $(PTSCOPE) $(DESTDIR)$(PREFIX)/sbin/ptscope

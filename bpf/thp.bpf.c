@@ -28,6 +28,14 @@ struct {
 	__type(value, struct fault_ctx);
 } fault_inflight SEC(".maps");
 
+/* tracepoint path: threads inside madvise(), whose MADV_COLLAPSE allocates */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PTS_MAX_INFLIGHT);
+	__type(key, __u32);
+	__type(value, __u8);
+} in_madvise SEC(".maps");
+
 static __always_inline bool in_user_task(void)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
@@ -77,20 +85,46 @@ static __always_inline void fault_alloc_seen(__u32 order,
  * the GFP_TRANSHUGE_LIGHT bits, among them __GFP_NOMEMALLOC and
  * __GFP_COMP that page cache and slab allocations do not combine with
  * __GFP_MOVABLE|__GFP_HARDWALL.  khugepaged uses the same mask but runs in
- * a kernel thread.  Order-0 faults are not distinguishable here.  A NULL
- * page is a failed attempt: the fault falls back to a smaller order.
+ * a kernel thread, and MADV_COLLAPSE inside madvise(), which is left out.
+ * Order-0 faults are not distinguishable here.  A NULL page is a failed
+ * attempt: the fault falls back to a smaller order.
  */
 SEC("tp_btf/mm_page_alloc")
 int BPF_PROG(thp_page_alloc, struct page *page, unsigned int order,
 	     gfp_t gfp_flags, int migratetype)
 {
+	__u32 tid;
+
 	if (order < 2 || !cfg.thp_gfp_mask)
 		return 0;
 	if ((gfp_flags & cfg.thp_gfp_mask) != cfg.thp_gfp_mask)
 		return 0;
 	if (!in_user_task() || !task_wanted())
 		return 0;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	if (bpf_map_lookup_elem(&in_madvise, &tid))
+		return 0;
 	fault_alloc_seen(order, page ? FAULT_ALLOC : FAULT_FALLBACK);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_madvise")
+int thp_madvise_enter(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(&in_madvise, &tid, &one, BPF_ANY))
+		count_add(PTS_C_DROP_START_MAP, 1);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_madvise")
+int thp_madvise_exit(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	bpf_map_delete_elem(&in_madvise, &tid);
 	return 0;
 }
 

@@ -78,6 +78,21 @@ else
 	not_ok "ptscope stat on the fault workload"
 fi
 
+# MADV_COLLAPSE: every collapse_huge_page() attempt allocates first (and
+# counts thp_collapse_alloc or _failed), then reports one result; the
+# allocations are not faults
+if stat_json "$TMP/collapse.json" "$BENCH" collapse --size 8M --count 2; then
+	check_eq "collapse results = thp_collapse_alloc + _failed" \
+		"$(json "$TMP/collapse.json" "d['kernel_counters']['vmstat']['thp_collapse_alloc'] + d['kernel_counters']['vmstat']['thp_collapse_alloc_failed']")" \
+		"$(json "$TMP/collapse.json" "sum(d['counters']['khugepaged_collapse'].values())")"
+	check_eq "collapse: SCAN_SUCCEED seen" True \
+		"$(json "$TMP/collapse.json" "d['counters']['khugepaged_collapse'].get('SCAN_SUCCEED', 0) >= 1")"
+	check_eq "collapse: no fault allocations inferred from MADV_COLLAPSE" 0 \
+		"$(order_count "$TMP/collapse.json" 9 alloc)"
+else
+	not_ok "ptscope stat on the collapse workload"
+fi
+
 # no hugepages where the workload opts out
 if stat_json "$TMP/nothp.json" "$BENCH" fault --size 4M --count 2 --thp never; then
 	check_eq "MADV_NOHUGEPAGE: no hugepage allocations" 0 \
