@@ -22,6 +22,8 @@ struct mremap_start {
 	__u64 addr;
 	__u64 old_len;
 	__u64 new_len;
+	__u64 flags;
+	struct pts_ev_levels levels;	/* filled by the level markers */
 };
 
 /*
@@ -96,7 +98,7 @@ struct task_struct___in_execve {
 } __attribute__((preserve_access_index));
 
 static __always_inline void mremap_enter(__u64 addr, __u64 old_len,
-					 __u64 new_len)
+					 __u64 new_len, __u64 flags)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct mremap_start start = {
@@ -104,6 +106,7 @@ static __always_inline void mremap_enter(__u64 addr, __u64 old_len,
 		.addr = addr,
 		.old_len = old_len,
 		.new_len = new_len,
+		.flags = flags,
 	};
 
 	if (!task_wanted())
@@ -140,6 +143,25 @@ static __always_inline __u32 mremap_class(const struct mremap_start *s,
 	return PTS_MREMAP_PTE;
 }
 
+static __always_inline void mremap_event(const struct mremap_start *s,
+					 long ret, __u32 class, __u64 delta)
+{
+	struct pts_event *ev = event_reserve(PTS_EV_MREMAP);
+
+	if (!ev)
+		return;
+	ev->latency_ns = delta;
+	ev->mremap.addr = s->addr;
+	ev->mremap.old_len = s->old_len;
+	ev->mremap.new_len = s->new_len;
+	ev->mremap.flags = s->flags;
+	ev->mremap.result = ret;
+	ev->mremap.class = class;
+	ev->mremap.has_levels = cfg.flags & PTS_CFG_LEVELS ? 1 : 0;
+	ev->mremap.levels = s->levels;
+	bpf_ringbuf_submit(ev, 0);
+}
+
 static __always_inline void mremap_exit(long ret)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
@@ -165,6 +187,7 @@ static __always_inline void mremap_exit(long ret)
 		__sync_fetch_and_add(&proc->mremap_old_bytes[class], s->old_len);
 		__sync_fetch_and_add(&proc->mremap_ns, delta);
 	}
+	mremap_event(s, ret, class, delta);
 out:
 	bpf_map_delete_elem(&mremap_inflight, &tid);
 }
@@ -173,7 +196,7 @@ out:
 SEC("tracepoint/syscalls/sys_enter_mremap")
 int mremap_tp_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	mremap_enter(ctx->args[0], ctx->args[1], ctx->args[2]);
+	mremap_enter(ctx->args[0], ctx->args[1], ctx->args[2], ctx->args[3]);
 	return 0;
 }
 
@@ -192,7 +215,8 @@ int BPF_PROG(mremap_btf_enter, struct pt_regs *regs, long id)
 		return 0;
 	mremap_enter(PT_REGS_PARM1_CORE_SYSCALL(regs),
 		     PT_REGS_PARM2_CORE_SYSCALL(regs),
-		     PT_REGS_PARM3_CORE_SYSCALL(regs));
+		     PT_REGS_PARM3_CORE_SYSCALL(regs),
+		     PT_REGS_PARM4_CORE_SYSCALL(regs));
 	return 0;
 }
 
@@ -255,6 +279,18 @@ static __always_inline __u64 extent_at(const struct mpt_walk *w, __u64 old,
 	return min3(old_next - old, w->old_end - old, new_next - new);
 }
 
+/* The level breakdown of the mremap call this walk belongs to, if any. */
+static __always_inline struct pts_ev_levels *call_levels(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct mremap_start *s;
+
+	if (!(cfg.flags & PTS_CFG_EVENTS))
+		return NULL;
+	s = bpf_map_lookup_elem(&mremap_inflight, &tid);
+	return s ? &s->levels : NULL;
+}
+
 /*
  * The iteration at w->iter_addr is over: classify it.  The loop in
  * move_page_tables() (5.11+) calls get_old_pud() once per extent, and a
@@ -265,6 +301,7 @@ static __always_inline __u64 extent_at(const struct mpt_walk *w, __u64 old,
  */
 static __always_inline void iter_finish(struct mpt_walk *w)
 {
+	struct pts_ev_levels *lv = call_levels();
 	bool pud_possible, pmd_possible;
 	__u64 pmd_extent;
 
@@ -274,17 +311,27 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 	pmd_extent = extent_at(w, w->iter_addr, cfg.pmd_size);
 	pmd_possible = pmd_extent == cfg.pmd_size;
 	if (w->iter_pud_calls < 2) {
-		if (w->iter_pud_none)
+		if (w->iter_pud_none) {
 			count_add(PTS_C_LV_EMPTY, 1);
-		else if (pud_possible)
+		} else if (pud_possible) {
 			count_add(PTS_C_LV_PUD_MOVED, 1);
+			if (lv)
+				lv->pud++;
+		}
 		goto reset;
 	}
-	if (pud_possible)
+	if (pud_possible) {
 		count_add(PTS_C_LV_PUD_FALLBACK, 1);
+		if (lv)
+			lv->fallbacks++;
+	}
 	if (w->iter_hpmd_tried) {
 		count_add(w->iter_hpmd_moved ? PTS_C_LV_HPMD_MOVED :
 			  PTS_C_LV_HPMD_FALLBACK, 1);
+		if (lv && w->iter_hpmd_moved)
+			lv->huge_pmd++;
+		else if (lv)
+			lv->fallbacks++;
 		if (w->iter_hpmd_moved)
 			goto reset;
 	}
@@ -292,20 +339,33 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 		/* no PTE-level marker: infer from the geometry */
 		if (pmd_possible && !w->iter_hpmd_tried) {
 			count_add(PTS_C_LV_PMD_MOVED, 1);
+			if (lv)
+				lv->pmd++;
 		} else {
 			count_add(PTS_C_LV_PTE_EXTENTS, 1);
 			count_add(PTS_C_LV_PTE_BYTES, pmd_extent);
+			if (lv)
+				lv->pte_extents++;
 		}
 		goto reset;
 	}
 	if (w->iter_pte_seen) {
-		if (pmd_possible && !w->iter_hpmd_tried)
+		if (pmd_possible && !w->iter_hpmd_tried) {
 			count_add(PTS_C_LV_PMD_FALLBACK, 1);
+			if (lv)
+				lv->fallbacks++;
+		}
 		count_add(PTS_C_LV_PTE_EXTENTS, 1);
 		count_add(PTS_C_LV_PTE_BYTES, pmd_extent);
 		count_add(PTS_C_LV_PTES, w->iter_ptes);
+		if (lv) {
+			lv->pte_extents++;
+			lv->ptes += w->iter_ptes;
+		}
 	} else if (pmd_possible && !w->iter_hpmd_tried) {
 		count_add(PTS_C_LV_PMD_MOVED, 1);
+		if (lv)
+			lv->pmd++;
 	} else {
 		count_add(PTS_C_LV_EMPTY, 1);
 	}

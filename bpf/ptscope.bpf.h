@@ -39,6 +39,12 @@ struct {
 	__type(value, struct pts_proc);
 } procs SEC(".maps");
 
+/* per-event detail for "ptscope snoop", only with PTS_CFG_EVENTS */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, PTS_RINGBUF_BYTES);
+} events SEC(".maps");
+
 /* builds a new "procs" value off the 512-byte BPF stack */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -143,6 +149,28 @@ static __always_inline struct pts_proc *current_proc(void)
 		return NULL;
 	}
 	return bpf_map_lookup_elem(&procs, &tgid);
+}
+
+/* A zeroed event with the task fields filled, or NULL (counted as a drop). */
+static __always_inline struct pts_event *event_reserve(__u32 type)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct pts_event *ev;
+
+	if (!(cfg.flags & PTS_CFG_EVENTS))
+		return NULL;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		count_add(PTS_C_DROP_RINGBUF, 1);
+		return NULL;
+	}
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->type = type;
+	ev->tgid = pid_tgid >> 32;
+	ev->tid = (__u32)pid_tgid;
+	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	ev->ts_ns = bpf_ktime_get_ns();
+	return ev;
 }
 
 #endif /* PTSCOPE_BPF_H */

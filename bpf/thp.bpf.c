@@ -18,6 +18,8 @@ struct fault_ctx {
 	__s32 order;		/* its order, -1: none */
 	__s32 kprobe_order;	/* kprobe path: order of the alloc in flight */
 	__u64 kprobe_folio;	/* kprobe path: folio of the charge in flight */
+	__u32 fallbacks;	/* orders that failed during this fault */
+	__u32 charge_fallbacks;
 	__u8 zero_page;
 };
 
@@ -79,6 +81,25 @@ static __always_inline void fault_alloc_seen(__u32 order,
 	}
 }
 
+/* one snoop event per fault (function path) or allocation (tracepoints) */
+static __always_inline void fault_event(__s32 order, __u32 result,
+					__u64 latency_ns,
+					const struct fault_ctx *ctx)
+{
+	struct pts_event *ev = event_reserve(PTS_EV_FAULT);
+
+	if (!ev)
+		return;
+	ev->latency_ns = latency_ns;
+	ev->fault.order = order;
+	ev->fault.result = result;
+	if (ctx) {
+		ev->fault.fallbacks = ctx->fallbacks;
+		ev->fault.charge_fallbacks = ctx->charge_fallbacks;
+	}
+	bpf_ringbuf_submit(ev, 0);
+}
+
 /*
  * Tracepoint path.  Anonymous THP and mTHP faults allocate with
  * vma_thp_gfp_mask() (mm/huge_memory.c, 5.10..6.18), which always carries
@@ -105,6 +126,8 @@ int BPF_PROG(thp_page_alloc, struct page *page, unsigned int order,
 	if (bpf_map_lookup_elem(&in_madvise, &tid))
 		return 0;
 	fault_alloc_seen(order, page ? FAULT_ALLOC : FAULT_FALLBACK);
+	fault_event(order, page ? PTS_FAULT_RES_ALLOC : PTS_FAULT_RES_FALLBACK,
+		    0, NULL);
 	return 0;
 }
 
@@ -177,14 +200,20 @@ static __always_inline void fault_exit(void)
 	struct fault_ctx *ctx = bpf_map_lookup_elem(&fault_inflight, &tid);
 	__u32 order;
 
+	__u64 latency;
+
 	if (!ctx)
 		return;
-	if (ctx->zero_page)
+	latency = bpf_ktime_get_ns() - ctx->ts;
+	if (ctx->zero_page) {
 		count_add(PTS_C_FAULT_ZERO_PAGE, 1);
+		fault_event(9, PTS_FAULT_RES_ZERO_PAGE, latency, ctx);
+	}
 	if (ctx->folio && ctx->order >= 0 && ctx->order < PTS_MAX_ORDER) {
 		order = ctx->order;
 		fault_alloc_seen(order, FAULT_ALLOC);
-		hist_add(PTS_H_FAULT_NS + order, bpf_ktime_get_ns() - ctx->ts);
+		hist_add(PTS_H_FAULT_NS + order, latency);
+		fault_event(order, PTS_FAULT_RES_ALLOC, latency, ctx);
 	}
 	bpf_map_delete_elem(&fault_inflight, &tid);
 }
@@ -197,6 +226,7 @@ static __always_inline void fault_folio_alloc(__s64 order, __u64 folio)
 		return;
 	if (!folio) {
 		fault_alloc_seen(order, FAULT_FALLBACK);
+		ctx->fallbacks++;
 		return;
 	}
 	ctx->folio = folio;
@@ -211,6 +241,7 @@ static __always_inline void fault_folio_charged(__u64 folio, long ret)
 		return;
 	if (ctx->order >= 0 && ctx->order < PTS_MAX_ORDER)
 		fault_alloc_seen(ctx->order, FAULT_FALLBACK_CHARGE);
+	ctx->charge_fallbacks++;
 	ctx->folio = 0;
 	ctx->order = -1;
 }

@@ -52,6 +52,12 @@ int main(int argc, char **argv)
 		return view_stat(&opts);
 	case PTS_CMD_TOP:
 		return view_top(&opts);
+	case PTS_CMD_SNOOP:
+		return view_snoop(&opts);
+	case PTS_CMD_EXPORT:
+		return view_export(&opts);
+	case PTS_CMD_DIFF:
+		return view_diff(&opts);
 	}
 	return 2;
 }

@@ -14,7 +14,7 @@ static const char *const obj_names[PTS_NR_OBJS] = {
 };
 
 static const char *const shared_maps[] = {
-	"counters", "hists", "procs", "traced",
+	"counters", "hists", "procs", "traced", "events",
 };
 
 const char *object_name(enum pts_obj_id id)
@@ -25,7 +25,8 @@ const char *object_name(enum pts_obj_id id)
 int objects_open(struct pts_objects *objs, const struct pts_config *cfg)
 {
 	memset(objs, 0, sizeof(*objs));
-	objs->counters_fd = objs->hists_fd = objs->procs_fd = objs->traced_fd = -1;
+	objs->counters_fd = objs->hists_fd = objs->procs_fd = -1;
+	objs->traced_fd = objs->events_fd = -1;
 
 	objs->mremap = mremap_bpf__open();
 	objs->thp = thp_bpf__open();
@@ -78,7 +79,7 @@ static int *shared_fd(struct pts_objects *objs, int i)
 {
 	int *fds[] = {
 		&objs->counters_fd, &objs->hists_fd, &objs->procs_fd,
-		&objs->traced_fd,
+		&objs->traced_fd, &objs->events_fd,
 	};
 
 	return fds[i];
@@ -134,5 +135,6 @@ void objects_close(struct pts_objects *objs)
 	thp_bpf__destroy(objs->thp);
 	task_bpf__destroy(objs->task);
 	memset(objs, 0, sizeof(*objs));
-	objs->counters_fd = objs->hists_fd = objs->procs_fd = objs->traced_fd = -1;
+	objs->counters_fd = objs->hists_fd = objs->procs_fd = -1;
+	objs->traced_fd = objs->events_fd = -1;
 }

@@ -23,6 +23,7 @@ struct pts_objects {
 	int hists_fd;
 	int procs_fd;
 	int traced_fd;
+	int events_fd;
 };
 
 const char *object_name(enum pts_obj_id id);

@@ -17,6 +17,9 @@ static const char usage_text[] =
 "  top                live totals and per-process table (default)\n"
 "  stat [OPTS] -- CMD run CMD, trace it and its children, summarize at exit\n"
 "  probe              what this kernel offers and which path each metric uses\n"
+"  snoop              one line per event (each mremap, each hugepage fault)\n"
+"  export             serve Prometheus metrics (default 127.0.0.1:9477)\n"
+"  diff BASE NEW      compare two 'stat --json' recordings\n"
 "\n"
 "Options:\n"
 "  -p, --pid PID      only this process (tgid)\n"
@@ -27,6 +30,7 @@ static const char usage_text[] =
 "  -j, --json         JSON output\n"
 "  -o, --output FILE  write the report to FILE instead of stdout\n"
 "      --mode MODE    auto|patched|fentry|kprobe|tracepoint (default auto)\n"
+"      --listen A:P   export: address and port (default 127.0.0.1:9477)\n"
 "  -v, --verbose      libbpf debug output\n"
 "  -h, --help         this text\n"
 "  -V, --version      version\n"
@@ -77,6 +81,9 @@ static int parse_command(const char *word, enum pts_command *cmd)
 		{ "top", PTS_CMD_TOP },
 		{ "stat", PTS_CMD_STAT },
 		{ "probe", PTS_CMD_PROBE },
+		{ "snoop", PTS_CMD_SNOOP },
+		{ "export", PTS_CMD_EXPORT },
+		{ "diff", PTS_CMD_DIFF },
 		{ "help", PTS_CMD_HELP },
 	};
 	size_t i;
@@ -97,9 +104,11 @@ static void defaults(struct pts_options *opts)
 	opts->interval_s = 1.0;
 	opts->mode = PTS_MODE_AUTO;
 	opts->rows = 20;
+	opts->listen = "127.0.0.1:9477";
 }
 
 #define OPT_MODE 256
+#define OPT_LISTEN 257
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -110,6 +119,7 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -178,6 +188,11 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 			return bad_value("--mode", arg, "auto, patched, fentry, "
 					 "kprobe or tracepoint", err, errlen);
 		return 0;
+	case OPT_LISTEN:
+		if (!strchr(arg, ':'))
+			return bad_value("--listen", arg, "ADDR:PORT", err, errlen);
+		opts->listen = arg;
+		return 0;
 	case 'v':
 		opts->verbose = true;
 		return 0;
@@ -218,7 +233,7 @@ int options_parse(int argc, char **argv, struct pts_options *opts,
 	if (argc > 1 && argv[1][0] != '-') {
 		if (parse_command(argv[1], &cmd)) {
 			snprintf(err, errlen, "unknown command '%s' (commands: "
-				 "top, stat, probe)", argv[1]);
+				 "top, stat, probe, snoop, export, diff)", argv[1]);
 			return 2;
 		}
 		opts->cmd = cmd;
@@ -239,6 +254,16 @@ int options_parse(int argc, char **argv, struct pts_options *opts,
 	}
 	if (opts->cmd == PTS_CMD_HELP || opts->cmd == PTS_CMD_VERSION)
 		return 0;
+	if (opts->cmd == PTS_CMD_DIFF) {
+		if (argc - optind != 2) {
+			snprintf(err, errlen, "diff needs two recordings: "
+				 "ptscope diff BASE.json NEW.json");
+			return 2;
+		}
+		opts->diff_base = argv[optind];
+		opts->diff_new = argv[optind + 1];
+		return 0;
+	}
 	if (opts->cmd == PTS_CMD_STAT) {
 		if (optind >= argc) {
 			snprintf(err, errlen, "stat needs a command: "

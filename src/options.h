@@ -12,6 +12,9 @@ enum pts_command {
 	PTS_CMD_TOP = 0,
 	PTS_CMD_STAT,
 	PTS_CMD_PROBE,
+	PTS_CMD_SNOOP,
+	PTS_CMD_EXPORT,
+	PTS_CMD_DIFF,
 	PTS_CMD_HELP,
 	PTS_CMD_VERSION,
 };
@@ -28,6 +31,9 @@ struct pts_options {
 	bool verbose;
 	int rows;			/* top: -r */
 	char **cmd_argv;		/* stat -- CMD ARGS */
+	const char *listen;		/* export: ADDR:PORT */
+	const char *diff_base;		/* diff BASE.json NEW.json */
+	const char *diff_new;
 };
 
 /* 0: run; 2: usage error (message in @err); help/version set cmd */

@@ -71,6 +71,8 @@ void session_build_config(const struct pts_caps *caps,
 	cfg->pmd_size = page_size * entries;
 	cfg->pud_size = cfg->pmd_size * entries;
 	cfg->thp_gfp_mask = thp_gfp_mask(caps);
+	if (opts->cmd == PTS_CMD_SNOOP)
+		cfg->flags |= PTS_CFG_EVENTS;
 }
 
 static void explain_attach_failure(struct pts_session *s, int err)

@@ -8,5 +8,8 @@
 int view_probe(const struct pts_options *opts);
 int view_stat(const struct pts_options *opts);
 int view_top(const struct pts_options *opts);
+int view_snoop(const struct pts_options *opts);
+int view_export(const struct pts_options *opts);
+int view_diff(const struct pts_options *opts);
 
 #endif

@@ -68,6 +68,7 @@ enum pts_counter {
 	PTS_C_DROP_START_MAP = PTS_C_COLLAPSE + PTS_COLLAPSE_STATUSES,
 	PTS_C_DROP_PROC_MAP,
 	PTS_C_DROP_TRACED_MAP,
+	PTS_C_DROP_RINGBUF,	/* snoop events the ring buffer had no room for */
 	PTS_NR_COUNTERS,
 };
 
@@ -123,6 +124,63 @@ struct pts_config {
 #define PTS_CFG_PTE_MARKER	(1U << 0)
 /* the fault path is traced from its functions: charge fallbacks, latency */
 #define PTS_CFG_FAULT_FUNCS	(1U << 1)
+
+/* emit one ring buffer event per mremap and per fault (ptscope snoop) */
+#define PTS_CFG_EVENTS		(1U << 2)
+/* the level markers are attached (so snoop events carry levels) */
+#define PTS_CFG_LEVELS		(1U << 3)
+
+enum pts_event_type {
+	PTS_EV_MREMAP = 1,
+	PTS_EV_FAULT,
+};
+
+/* page-table moves made during one mremap call (when levels are traced) */
+struct pts_ev_levels {
+	__u32 pud;
+	__u32 pmd;
+	__u32 huge_pmd;
+	__u32 fallbacks;	/* PUD, PMD or huge PMD attempts that fell back */
+	__u32 pte_extents;
+	__u32 pad;
+	__u64 ptes;
+};
+
+enum pts_fault_result {
+	PTS_FAULT_RES_ALLOC = 0,	/* a folio of order was mapped */
+	PTS_FAULT_RES_FALLBACK,		/* tracepoint path: allocation failed */
+	PTS_FAULT_RES_ZERO_PAGE,	/* the huge zero page was mapped */
+};
+
+struct pts_event {
+	__u32 type;		/* enum pts_event_type */
+	__u32 tgid;
+	__u32 tid;
+	__u32 pad;
+	char comm[PTS_COMM_LEN];
+	__u64 ts_ns;		/* bpf_ktime_get_ns() at the end */
+	__u64 latency_ns;	/* 0: not measured on this path */
+	union {
+		struct {
+			__u64 addr;
+			__u64 old_len;
+			__u64 new_len;
+			__u64 flags;
+			__s64 result;
+			__u32 class;	/* enum pts_mremap_class */
+			__u32 has_levels;
+			struct pts_ev_levels levels;
+		} mremap;
+		struct {
+			__s32 order;
+			__u32 result;	/* enum pts_fault_result */
+			__u32 fallbacks;	/* orders that failed first */
+			__u32 charge_fallbacks;
+		} fault;
+	};
+};
+
+#define PTS_RINGBUF_BYTES	(256 * 1024)
 
 #define PTS_MAX_PROCS		10240
 #define PTS_MAX_INFLIGHT	10240

@@ -242,6 +242,26 @@ def check_faults(label, mode, blocks):
                                "thp_fault_alloc", "anon_fault_alloc")
 
 
+def check_snoop(label, mode, blocks):
+    text = blocks.get(("snoop", mode, "mixed"))
+    if text is None:
+        tap(False, "%s %s snoop: no output %s" % (
+            label, mode, blocks.get(("snooperr", mode, "mixed"), "")[:300]))
+        return
+    events = [json.loads(l) for l in text.splitlines() if l.strip()]
+    moves = [e for e in events if e["type"] == "mremap"]
+    want = {"pud": 1, "pmd": 2, "huge_pmd": 0, "fallbacks": 0, "pte_extents": 1}
+    got = None
+    if len(moves) == 1 and "levels" in moves[0]["mremap"]:
+        lv = moves[0]["mremap"]["levels"]
+        got = {k: lv[k] for k in want}
+        if "ptes" in EXPECT["mixed"] and label.startswith("6.12"):
+            want["ptes"] = 3
+            got["ptes"] = lv["ptes"]
+    tap(got == want and moves[0]["mremap"]["class"] == "pud",
+        "%s %s snoop: one mixed mremap event with levels %s" % (label, mode, got))
+
+
 def main():
     label, path = sys.argv[1], sys.argv[2]
     kernel, blocks = parse(path)
@@ -252,6 +272,7 @@ def main():
         check_faults(label, mode, blocks)
         for name in EXPECT:
             check_scenario(label, mode, name, blocks)
+        check_snoop(label, mode, blocks)
     return 1 if failures else 0
 
 

@@ -61,6 +61,24 @@ fault_scenarios() {
 	run fault_charge sh -c "echo \$\$ >$cg/cgroup.procs && exec ptscope-bench fault --size 32M --count 1 --thp always --stride 2M"
 }
 
+# one mixed mremap seen through snoop: the event carries its level moves
+snoop_scenario() {
+	ptscope snoop --json --mode "$mode" -c ptscope-bench -o /tmp/snoop.json \
+		2>/tmp/snoop.err &
+	spid=$!
+	i=0
+	while ! grep -q 'tracing, Ctrl-C' /tmp/snoop.err && [ $i -lt 60 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	ptscope-bench mremap --size 1052684K --align pud --thp never --count 1 >/dev/null
+	sleep 1
+	kill -INT $spid
+	wait $spid
+	block snoop "mode=$mode scenario=mixed" /tmp/snoop.json
+	block snooperr "mode=$mode scenario=mixed" /tmp/snoop.err
+}
+
 echo "@@KERNEL $(uname -r) $(uname -m)"
 for mode in fentry kprobe; do
 	ptscope probe --json --mode "$mode" >/tmp/probe.json 2>/tmp/probe.err
@@ -80,4 +98,5 @@ for mode in fentry kprobe; do
 	scenario off4k --size 1G --align pud --dst-offset 4K --thp never --count 1
 	scenario mixed --size 1052684K --align pud --thp never --count 1
 	scenario split --size 4M --align pmd --dst-offset 4K --thp always --count 1
+	snoop_scenario
 done
