@@ -27,6 +27,7 @@ static const char usage_text[] =
 "  -i, --interval S   top: refresh interval in seconds (default 1)\n"
 "  -d, --duration S   top: stop after S seconds (default: until Ctrl-C)\n"
 "  -r, --rows N       top: per-process rows (default 20)\n"
+"  -s, --sort KEY     top: activity|mremap|faults|latency|pid (default activity)\n"
 "  -j, --json         JSON output\n"
 "  -o, --output FILE  write the report to FILE instead of stdout\n"
 "      --mode MODE    auto|patched|fentry|kprobe|tracepoint (default auto)\n"
@@ -116,6 +117,7 @@ static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "rows", required_argument, NULL, 'r' },
+	{ "sort", required_argument, NULL, 's' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "mode", required_argument, NULL, OPT_MODE },
@@ -147,6 +149,26 @@ static int parse_mode(const char *arg, int *mode)
 	return 0;
 }
 
+static int parse_sort(const char *arg, enum pts_sort *sort)
+{
+	static const char *const keys[] = {
+		[PTS_SORT_ACTIVITY] = "activity",
+		[PTS_SORT_MREMAP] = "mremap",
+		[PTS_SORT_FAULTS] = "faults",
+		[PTS_SORT_LATENCY] = "latency",
+		[PTS_SORT_PID] = "pid",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (!strcmp(arg, keys[i])) {
+			*sort = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int parse_one(int c, const char *arg, struct pts_options *opts,
 		     char *err, size_t errlen)
 {
@@ -176,6 +198,11 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 		if (parse_positive(arg, 100000, &v))
 			return bad_value("-r", arg, "a row count > 0", err, errlen);
 		opts->rows = (int)v;
+		return 0;
+	case 's':
+		if (parse_sort(arg, &opts->sort))
+			return bad_value("-s", arg, "activity, mremap, faults, "
+					 "latency or pid", err, errlen);
 		return 0;
 	case 'j':
 		opts->json = true;
@@ -242,7 +269,7 @@ int options_parse(int argc, char **argv, struct pts_options *opts,
 	optind = first;
 	opterr = 0;
 	/* '+': stop at the first non-option, so "stat -- CMD -x" keeps -x */
-	while ((c = getopt_long(argc, argv, "+p:c:i:d:r:jo:vhV", long_opts,
+	while ((c = getopt_long(argc, argv, "+p:c:i:d:r:s:jo:vhV", long_opts,
 				NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			unknown_option(argv[optind - 1], err, errlen);

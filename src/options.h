@@ -19,6 +19,14 @@ enum pts_command {
 	PTS_CMD_VERSION,
 };
 
+enum pts_sort {
+	PTS_SORT_ACTIVITY = 0,	/* mremap calls + hugepage faults */
+	PTS_SORT_MREMAP,
+	PTS_SORT_FAULTS,
+	PTS_SORT_LATENCY,	/* mean mremap latency */
+	PTS_SORT_PID,
+};
+
 struct pts_options {
 	enum pts_command cmd;
 	pid_t pid;			/* -p: 0 for any */
@@ -30,6 +38,7 @@ struct pts_options {
 	int mode;			/* PTS_MODE_AUTO or enum pts_path_kind */
 	bool verbose;
 	int rows;			/* top: -r */
+	enum pts_sort sort;		/* top: -s */
 	char **cmd_argv;		/* stat -- CMD ARGS */
 	const char *listen;		/* export: ADDR:PORT */
 	const char *diff_base;		/* diff BASE.json NEW.json */

@@ -10,21 +10,72 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include "collector.h"
 #include "format.h"
+#include "hist.h"
 #include "report.h"
 #include "session.h"
 #include "views.h"
 
-static int cmp_activity(const void *a, const void *b)
+static enum pts_sort sort_key;
+
+static __u64 sort_value(const struct pts_proc_entry *e)
+{
+	const struct pts_proc *p = &e->stats;
+	__u64 calls = proc_total_mremap(p);
+
+	switch (sort_key) {
+	case PTS_SORT_MREMAP:
+		return calls;
+	case PTS_SORT_FAULTS:
+		return proc_total_faults(p);
+	case PTS_SORT_LATENCY:
+		return calls ? p->mremap_ns / calls : 0;
+	case PTS_SORT_PID:
+		return 0;
+	case PTS_SORT_ACTIVITY:
+		break;
+	}
+	return calls + proc_total_faults(p);
+}
+
+/* largest first, then by pid */
+static int cmp_procs(const void *a, const void *b)
 {
 	const struct pts_proc_entry *pa = a, *pb = b;
-	__u64 na = proc_total_mremap(&pa->stats) + proc_total_faults(&pa->stats);
-	__u64 nb = proc_total_mremap(&pb->stats) + proc_total_faults(&pb->stats);
+	__u64 na = sort_value(pa), nb = sort_value(pb);
 
 	if (na != nb)
 		return na < nb ? 1 : -1;
 	return (int)pa->tgid - (int)pb->tgid;
+}
+
+/* one character per log2 slot: " .:-=+*#%@" scaled to the fullest */
+static void hist_line(FILE *out, const char *title, const struct pts_hist *h)
+{
+	static const char shades[] = " .:-=+*#%@";
+	int low = -1, top = hist_highest_slot(h), i;
+	__u64 max = 0;
+	char lo[32], hi[32];
+
+	for (i = 0; i <= top; i++) {
+		if (h->slots[i] && low < 0)
+			low = i;
+		if (h->slots[i] > max)
+			max = h->slots[i];
+	}
+	if (top < 0) {
+		fprintf(out, "%s: no samples\n", title);
+		return;
+	}
+	fprintf(out, "%s: %s [", title,
+		fmt_ns(lo, sizeof(lo), (double)hist_slot_low(low)));
+	for (i = low; i <= top; i++)
+		fputc(shades[h->slots[i] ? 1 + h->slots[i] * 8 / max : 0], out);
+	fprintf(out, "] %s, mean %s\n",
+		fmt_ns(hi, sizeof(hi), (double)hist_slot_high(top)),
+		fmt_ns(lo, sizeof(lo), hist_mean(h)));
 }
 
 static __u64 sum_counters(const struct pts_snapshot *s, int first, int n)
@@ -76,7 +127,7 @@ static void top_table(FILE *out, struct pts_snapshot *d, int rows)
 	char lat[32];
 	size_t i;
 
-	qsort(d->procs, d->nr_procs, sizeof(*d->procs), cmp_activity);
+	qsort(d->procs, d->nr_procs, sizeof(*d->procs), cmp_procs);
 	fprintf(out, "\nmremap calls per alignment class (PUD/PMD/PTE/INPLACE), "
 		"hugepage faults per size (F-*)");
 	fprintf(out, "\n%7s %-16s %7s %5s %5s %6s %8s %9s %7s %7s %8s\n", "PID",
@@ -107,10 +158,43 @@ static void top_table(FILE *out, struct pts_snapshot *d, int rows)
 	}
 }
 
+/* rows of the terminal, read every refresh so a resize takes effect */
+static int terminal_rows(FILE *out)
+{
+	struct winsize ws;
+
+	if (ioctl(fileno(out), TIOCGWINSZ, &ws) || !ws.ws_row)
+		return 24;
+	return ws.ws_row;
+}
+
+static void render_text(FILE *out, struct pts_session *s,
+			struct pts_snapshot *d, int rows)
+{
+	struct pts_hist all = {};
+	int c;
+
+	for (c = 0; c < PTS_MREMAP_CLASSES; c++)
+		hist_merge(&all, &d->hists.h[PTS_H_MREMAP_NS + c]);
+	top_header(out, s, d);
+	top_totals(out, d);
+	hist_line(out, "mremap latency", &all);
+	top_table(out, d, rows);
+}
+
+/*
+ * On a terminal: draw the frame off screen, then overwrite the old one
+ * line by line (erase to end of each line and below), which does not
+ * flicker the way clearing the screen first does.
+ */
 static void render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
 		   bool tty)
 {
+	int rows = s->opts->rows, fit;
 	json_object *root;
+	char *frame = NULL, *line, *save;
+	size_t len = 0;
+	FILE *mem;
 
 	if (s->opts->json) {
 		root = report_snapshot_json(&s->rep, d);
@@ -120,14 +204,27 @@ static void render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
 		fflush(out);
 		return;
 	}
-	if (tty)
-		fputs("\033[H\033[2J", out);	/* home, clear */
-	top_header(out, s, d);
-	top_totals(out, d);
-	top_table(out, d, s->opts->rows);
-	if (!tty)
+	if (!tty) {
+		render_text(out, s, d, rows);
 		fputc('\n', out);
+		fflush(out);
+		return;
+	}
+	fit = terminal_rows(out) - 10;	/* header, totals, histogram */
+	if (fit < rows)
+		rows = fit > 1 ? fit : 1;
+	mem = open_memstream(&frame, &len);
+	if (!mem)
+		return;
+	render_text(mem, s, d, rows);
+	fclose(mem);
+	fputs("\033[H", out);
+	for (line = strtok_r(frame, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		fprintf(out, "%s\033[K\n", line);
+	fputs("\033[J", out);
 	fflush(out);
+	free(frame);
 }
 
 static void sleep_interval(double secs)
@@ -150,6 +247,7 @@ int view_top(const struct pts_options *opts)
 	bool tty;
 	int ret;
 
+	sort_key = opts->sort;
 	ret = session_start(&s, opts, false);
 	if (ret)
 		return ret;
