@@ -13,7 +13,7 @@ OUT := build
 BPF_OUT := $(OUT)/bpf/$(ARCH)
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -I$(BPF_OUT) -Isrc
-LDLIBS := -lbpf -lelf -lz -ljson-c -lm
+LDLIBS := -lbpf -lelf -lz -ljson-c -lmicrohttpd -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Ibpf
 
 BPF_NAMES := mremap thp task
@@ -22,14 +22,16 @@ SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_NAMES))
 LIB_SRCS := src/hist.c src/catalog.c src/caps.c src/engine.c src/objects.c \
 	src/collector.c src/options.c src/format.c src/report.c src/report_text.c \
 	src/session.c src/kcounters.c src/view_probe.c \
-	src/view_stat.c src/view_top.c src/run_cmd.c
+	src/view_stat.c src/view_top.c src/run_cmd.c src/view_snoop.c \
+	src/view_export.c src/prom.c src/view_diff.c
 LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope
 BENCH := $(OUT)/ptscope-bench
 
 # Debian packages ptscope needs to build, test and demo.
 DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
-	zlib1g-dev libzstd-dev libjson-c-dev libcmocka-dev strace python3
+	zlib1g-dev libzstd-dev libjson-c-dev libcmocka-dev libmicrohttpd-dev strace \
+	python3
 DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 \
 	libjson-c-dev:arm64
@@ -122,6 +124,7 @@ bench: deps all
 install: all
 	install -D -m 0755 $(PTSCOPE) $(DESTDIR)$(PREFIX)/sbin/ptscope
 	install -D -m 0755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/ptscope-bench
+	install -D -m 0644 man/ptscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/ptscope.8
 
 clean:
 	rm -rf $(OUT)
