@@ -23,7 +23,7 @@ LIB_SRCS := src/hist.c src/catalog.c src/caps.c src/engine.c src/objects.c \
 	src/collector.c src/options.c src/format.c src/report.c src/report_text.c \
 	src/session.c src/kcounters.c src/view_probe.c \
 	src/view_stat.c src/view_top.c src/run_cmd.c src/view_snoop.c \
-	src/view_export.c src/prom.c src/view_diff.c
+	src/view_export.c src/prom.c src/view_diff.c src/diff.c
 LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope
 BENCH := $(OUT)/ptscope-bench
@@ -90,7 +90,7 @@ $(OUT)/static/$(ARCH)/ptscope-bench: bench/ptscope-bench.c
 	@mkdir -p $(dir $@)
 	$(CC) -static -O2 -Wall -Wextra -o $@ $<
 
-UNIT_TESTS := test_hist test_options test_engine test_format
+UNIT_TESTS := test_hist test_options test_engine test_format test_diff
 UNIT_BINS := $(patsubst %,$(OUT)/tests/%,$(UNIT_TESTS))
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)

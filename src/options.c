@@ -249,10 +249,55 @@ static void unknown_option(const char *arg, char *err, size_t errlen)
 }
 
 /* The command word, if any, comes first: ptscope stat -p 42 -- CMD */
+/* getopt until the first non-option ('+': "stat -- CMD -x" keeps -x) */
+static int parse_option_run(int argc, char **argv, struct pts_options *opts,
+			    char *err, size_t errlen)
+{
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "+p:c:i:d:r:s:jo:vhV", long_opts,
+				NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			unknown_option(argv[optind - 1], err, errlen);
+			return 2;
+		}
+		ret = parse_one(c, optarg, opts, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* diff takes its two files anywhere among the options */
+static int parse_diff_args(int argc, char **argv, struct pts_options *opts,
+			   char *err, size_t errlen)
+{
+	const char *files[2];
+	int nr_files = 0, ret;
+
+	while (optind < argc) {
+		if (nr_files < 2)
+			files[nr_files] = argv[optind];
+		nr_files++;
+		optind++;
+		ret = parse_option_run(argc, argv, opts, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (nr_files != 2) {
+		snprintf(err, errlen, "diff needs two recordings: "
+			 "ptscope diff BASE.json NEW.json");
+		return 2;
+	}
+	opts->diff_base = files[0];
+	opts->diff_new = files[1];
+	return 0;
+}
+
 int options_parse(int argc, char **argv, struct pts_options *opts,
 		  char *err, size_t errlen)
 {
-	int c, ret, first = 1;
+	int ret, first = 1;
 	enum pts_command cmd;
 
 	defaults(opts);
@@ -268,29 +313,13 @@ int options_parse(int argc, char **argv, struct pts_options *opts,
 	}
 	optind = first;
 	opterr = 0;
-	/* '+': stop at the first non-option, so "stat -- CMD -x" keeps -x */
-	while ((c = getopt_long(argc, argv, "+p:c:i:d:r:s:jo:vhV", long_opts,
-				NULL)) != -1) {
-		if (c == '?' || c == ':') {
-			unknown_option(argv[optind - 1], err, errlen);
-			return 2;
-		}
-		ret = parse_one(c, optarg, opts, err, errlen);
-		if (ret)
-			return ret;
-	}
+	ret = parse_option_run(argc, argv, opts, err, errlen);
+	if (ret)
+		return ret;
 	if (opts->cmd == PTS_CMD_HELP || opts->cmd == PTS_CMD_VERSION)
 		return 0;
-	if (opts->cmd == PTS_CMD_DIFF) {
-		if (argc - optind != 2) {
-			snprintf(err, errlen, "diff needs two recordings: "
-				 "ptscope diff BASE.json NEW.json");
-			return 2;
-		}
-		opts->diff_base = argv[optind];
-		opts->diff_new = argv[optind + 1];
-		return 0;
-	}
+	if (opts->cmd == PTS_CMD_DIFF)
+		return parse_diff_args(argc, argv, opts, err, errlen);
 	if (opts->cmd == PTS_CMD_STAT) {
 		if (optind >= argc) {
 			snprintf(err, errlen, "stat needs a command: "
