@@ -31,6 +31,7 @@ BENCH := $(OUT)/ptscope-bench
 # Debian packages ptscope needs to build, test and demo.
 DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
 	zlib1g-dev libzstd-dev libjson-c-dev libcmocka-dev libmicrohttpd-dev strace \
+	prometheus curl \
 	python3
 DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 \
@@ -82,7 +83,16 @@ static: deps-static
 	$(MAKE) ARCH=arm64 CC=aarch64-linux-gnu-gcc $(OUT)/static/arm64/ptscope \
 		$(OUT)/static/arm64/ptscope-bench
 
-$(OUT)/static/$(ARCH)/ptscope: $(LIB_OBJS) $(OUT)/$(ARCH)/main.o
+# Debian has no static p11-kit, which libmicrohttpd's gnutls needs: the
+# static binaries are built without the HTTP server (export says so).
+STATIC_OBJS := $(filter-out $(OUT)/$(ARCH)/view_export.o,$(LIB_OBJS)) \
+	$(OUT)/$(ARCH)/view_export_nohttp.o $(OUT)/$(ARCH)/main.o
+
+$(OUT)/$(ARCH)/view_export_nohttp.o: src/view_export.c $(SKELS) $(wildcard src/*.h)
+	@mkdir -p $(OUT)/$(ARCH)
+	$(CC) $(CFLAGS) -DPTS_NO_HTTP -c $< -o $@
+
+$(OUT)/static/$(ARCH)/ptscope: $(STATIC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -static $^ -o $@ $(STATIC_LIBS)
 
@@ -90,7 +100,7 @@ $(OUT)/static/$(ARCH)/ptscope-bench: bench/ptscope-bench.c
 	@mkdir -p $(dir $@)
 	$(CC) -static -O2 -Wall -Wextra -o $@ $<
 
-UNIT_TESTS := test_hist test_options test_engine test_format test_diff
+UNIT_TESTS := test_hist test_options test_engine test_format test_diff test_prom
 UNIT_BINS := $(patsubst %,$(OUT)/tests/%,$(UNIT_TESTS))
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)

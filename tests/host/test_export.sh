@@ -1,0 +1,375 @@
+#!/bin/bash
+# ptscope export on this kernel: the /metrics page passes promtool, counts
+# a known workload exactly, is scraped by a real Prometheus, answers bad
+# HTTP with 4xx, matches the Grafana dashboard, and detaches on Ctrl-C.
+# Needs the Debian packages in tests/deps-export.txt (prometheus, curl).
+. "$(dirname "$0")/lib.sh"
+require_root
+
+PROMETHEUS=${PROMETHEUS:-/usr/bin/prometheus}
+PROMTOOL=${PROMTOOL:-/usr/bin/promtool}
+DASHBOARD=${DASHBOARD:-dashboards/ptscope.json}
+MiB=1048576
+EXPORTER=
+PROM=
+
+cleanup() {
+	[ -n "$EXPORTER" ] && kill -INT "$EXPORTER" 2>/dev/null && wait "$EXPORTER"
+	[ -n "$PROM" ] && kill "$PROM" 2>/dev/null && wait "$PROM"
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+free_port() {
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# wait_for SECONDS CMD...: run CMD every 0.2 s until it succeeds
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge "$deadline" ] && return 1
+		sleep 0.2
+	done
+}
+
+# scrape OUT [CURL ARGS...]: prints "HTTP_CODE CONTENT_TYPE"
+scrape() {
+	local out=$1
+	shift
+	curl -sS --max-time 10 -o "$out" -w '%{http_code} %{content_type}' \
+		"$@" "http://127.0.0.1:$PORT/metrics"
+}
+
+# value FILE SERIES: the sample value of an exact series, or "absent"
+value() {
+	awk -v s="$2" '$1 == s { print $2; found = 1 } END { if (!found) print "absent" }' "$1"
+}
+
+# raw_status BYTES: send raw bytes (printf format), print the status code
+raw_status() {
+	python3 - "$PORT" "$1" <<'EOF'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(sys.argv[2].encode().decode("unicode_escape").encode("latin-1"))
+reply = b""
+try:
+    while True:
+        d = s.recv(4096)
+        if not d:
+            break
+        reply += d
+except socket.timeout:
+    pass
+parts = reply.split(b" ", 2)
+print(parts[1].decode() if len(parts) > 1 and reply.startswith(b"HTTP/") else "none")
+EOF
+}
+
+exporter_alive() {
+	kill -0 "$EXPORTER" 2>/dev/null
+}
+
+ready_line() {
+	grep -qxF "ptscope: serving http://127.0.0.1:$PORT/metrics, Ctrl-C to stop" \
+		"$TMP/export.err"
+}
+
+# --- usage errors: exit 2 before anything is attached ---
+for bad in 127.0.0.1:99999 127.0.0.1:0 nonsense 300.1.2.3:80 '[::1:80' 127.0.0.1:http; do
+	"$PTSCOPE" export --listen "$bad" >/dev/null 2>"$TMP/bad.err"
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q -- '--listen' "$TMP/bad.err"; then
+		ok "export --listen $bad: exit 2 with a message"
+	else
+		not_ok "export --listen $bad: want exit 2 and a --listen message, got $rc: $(head -c 200 "$TMP/bad.err")"
+	fi
+done
+
+# --- start the exporter; only our workload's comm is counted ---
+WORKLOAD="$TMP/ptsx-exp-$$"
+cp "$BENCH" "$WORKLOAD"
+COMM=$(basename "$WORKLOAD" | cut -c1-15)
+PORT=$(free_port)
+"$PTSCOPE" export --listen "127.0.0.1:$PORT" -c "$COMM" >"$TMP/export.out" 2>"$TMP/export.err" &
+EXPORTER=$!
+if wait_for 60 ready_line; then
+	ok "export prints the ready line"
+else
+	not_ok "export did not print the ready line within 60 s:"
+	sed 's/^/#   /' "$TMP/export.err"
+	exporter_alive || { EXPORTER=; echo "# exporter died"; finish; exit 1; }
+fi
+
+# --- a second exporter on the same port: exit 1, says why ---
+"$PTSCOPE" export --listen "127.0.0.1:$PORT" >/dev/null 2>"$TMP/busy.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "already in use" "$TMP/busy.err"; then
+	ok "port in use: exit 1 with a message"
+else
+	not_ok "port in use: want exit 1 and 'already in use', got $rc: $(head -c 200 "$TMP/busy.err")"
+fi
+
+# --- the page ---
+got=$(scrape "$TMP/before.txt")
+check_eq "GET /metrics status and content type" \
+	"200 text/plain; version=0.0.4; charset=utf-8" "$got"
+if "$PROMTOOL" check metrics <"$TMP/before.txt" >"$TMP/promtool.out" 2>&1; then
+	ok "promtool check metrics accepts the page"
+else
+	not_ok "promtool check metrics rejects the page:"
+	sed 's/^/#   /' "$TMP/promtool.out" | head -20
+fi
+if grep -q 'pid=' "$TMP/before.txt"; then
+	not_ok "no pid labels"
+else
+	ok "no pid labels"
+fi
+
+# a metric that is not attached is absent, one that is attached is there
+declare -A family=(
+	[mremap.calls]=ptscope_mremap_calls_total
+	[mremap.move_page_tables]=ptscope_move_page_tables_calls_total
+	[mremap.levels]=ptscope_pagetable_entries_moved_total
+	[thp.fault_alloc]=ptscope_hugepage_fault_allocs_total
+	[thp.collapse]=ptscope_khugepaged_collapse_total
+)
+for m in "${!family[@]}"; do
+	state=$(sed -n "s/^ptscope_probe_attached{metric=\"$m\",.*} \([01]\)\$/\1/p" "$TMP/before.txt")
+	present=0
+	grep -q "^# TYPE ${family[$m]} " "$TMP/before.txt" && present=1
+	case "$state$present" in
+	11) ok "$m attached, ${family[$m]} present" ;;
+	00) ok "$m not attached here, ${family[$m]} absent" ;;
+	*) not_ok "$m: ptscope_probe_attached '$state' but ${family[$m]} present=$present" ;;
+	esac
+done
+
+# --- a known workload: 5 PMD-aligned moves of 16 MiB ---
+pmd_calls='ptscope_mremap_calls_total{class="pmd"}'
+pmd_bytes='ptscope_mremap_bytes_total{class="pmd"}'
+pmd_count='ptscope_mremap_duration_seconds_count{class="pmd"}'
+pmd_inf='ptscope_mremap_duration_seconds_bucket{class="pmd",le="+Inf"}'
+if "$WORKLOAD" mremap --size 16M --align pmd --count 5 >"$TMP/workload.out" 2>&1; then
+	scrape "$TMP/after.txt" >/dev/null
+	b=$(value "$TMP/before.txt" "$pmd_calls")
+	a=$(value "$TMP/after.txt" "$pmd_calls")
+	check_eq "pmd mremap calls delta" 5 "$((a - b))"
+	b=$(value "$TMP/before.txt" "$pmd_bytes")
+	a=$(value "$TMP/after.txt" "$pmd_bytes")
+	check_eq "pmd mremap bytes delta" $((5 * 16 * MiB)) "$((a - b))"
+	b=$(value "$TMP/before.txt" "$pmd_count")
+	a=$(value "$TMP/after.txt" "$pmd_count")
+	check_eq "pmd latency histogram count delta" 5 "$((a - b))"
+	check_eq "pmd +Inf bucket = _count" "$(value "$TMP/after.txt" "$pmd_count")" \
+		"$(value "$TMP/after.txt" "$pmd_inf")"
+	b=$(value "$TMP/before.txt" 'ptscope_mremap_calls_total{class="pte"}')
+	a=$(value "$TMP/after.txt" 'ptscope_mremap_calls_total{class="pte"}')
+	check_eq "pte mremap calls delta" 0 "$((a - b))"
+else
+	not_ok "the workload failed:"
+	sed 's/^/#   /' "$TMP/workload.out"
+fi
+
+# BPF run-time statistics: the mremap programs ran for the workload
+if grep -q "run-time statistics unavailable" "$TMP/export.err"; then
+	ok "# SKIP BPF run-time statistics unavailable on this kernel"
+else
+	runs=$(awk '/^ptscope_bpf_program_runs_total\{program="mremap_/ { n += $2 } END { print n + 0 }' "$TMP/after.txt")
+	if [ "$runs" -ge 10 ]; then
+		ok "BPF program runs counted ($runs mremap program runs)"
+	else
+		not_ok "BPF program runs: want >= 10 for the mremap programs, got $runs"
+	fi
+fi
+
+# --- HTTP errors ---
+got=$(curl -s -o /dev/null -w '%{http_code}' -X POST -d x=1 "http://127.0.0.1:$PORT/metrics")
+check_eq "POST /metrics" 405 "$got"
+got=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "http://127.0.0.1:$PORT/metrics")
+check_eq "DELETE /metrics" 405 "$got"
+got=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nope")
+check_eq "GET /nope" 404 "$got"
+for req in 'GARBAGE\r\n\r\n' 'GET\r\n\r\n' '\x00\x01\x02\xff\r\n\r\n' \
+	'GET /metrics HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'; do
+	got=$(raw_status "$req")
+	case "$got" in
+	4??) ok "malformed request '$req': $got" ;;
+	*) not_ok "malformed request '$req': want 4xx, got $got" ;;
+	esac
+done
+got=$(scrape "$TMP/still.txt")
+if exporter_alive && [ "${got%% *}" = 200 ]; then
+	ok "still serving after bad requests"
+else
+	not_ok "exporter after bad requests: alive=$(exporter_alive && echo yes || echo no) status=$got"
+fi
+
+# --- a real Prometheus scrapes it ---
+expected=$(value "$TMP/after.txt" "$pmd_calls")
+PPORT=$(free_port)
+cat >"$TMP/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: ptscope
+    static_configs:
+      - targets: ['127.0.0.1:$PORT']
+EOF
+
+prom_up() {
+	curl -sf --max-time 2 "http://127.0.0.1:$PPORT/-/ready" >/dev/null
+}
+
+# prom_query EXPR: the API's JSON answer
+prom_query() {
+	curl -sG --max-time 5 --data-urlencode "query=$1" \
+		"http://127.0.0.1:$PPORT/api/v1/query"
+}
+
+prom_value() {
+	prom_query "$1" | python3 -c 'import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(r[0]["value"][1] if r else "none")' 2>/dev/null
+}
+
+prom_has_count() {
+	[ "$(prom_value "$pmd_calls")" = "$expected" ]
+}
+
+if [ ! -x "$PROMETHEUS" ]; then
+	not_ok "no $PROMETHEUS: apt-get install prometheus (tests/deps-export.txt)"
+else
+	"$PROMETHEUS" --config.file="$TMP/prometheus.yml" \
+		--storage.tsdb.path="$TMP/tsdb" \
+		--web.listen-address="127.0.0.1:$PPORT" >"$TMP/prometheus.log" 2>&1 &
+	PROM=$!
+	if ! wait_for 30 prom_up; then
+		not_ok "prometheus not ready within 30 s:"
+		tail -5 "$TMP/prometheus.log" | sed 's/^/#   /'
+	elif wait_for 30 prom_has_count; then
+		ok "prometheus scraped $pmd_calls = $expected"
+	else
+		not_ok "prometheus: want $pmd_calls = $expected within 30 s, got $(prom_value "$pmd_calls")"
+		curl -s "http://127.0.0.1:$PPORT/api/v1/targets" | head -c 600 | sed 's/^/#   /'
+	fi
+fi
+
+# --- the dashboard: valid JSON, every metric it queries is exported ---
+# (a metric this kernel cannot attach must at least be one prom.c emits,
+# with its probe reported unavailable)
+if python3 - "$DASHBOARD" "$TMP/after.txt" src/prom.c >"$TMP/dash.out" 2>&1 <<'EOF'
+import json, re, sys
+
+dash = json.load(open(sys.argv[1]))
+page = open(sys.argv[2]).read()
+source = open(sys.argv[3]).read()
+exprs = []
+
+def walk(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "expr" and isinstance(v, str):
+                exprs.append(v)
+            else:
+                walk(v)
+    elif isinstance(node, list):
+        for v in node:
+            walk(v)
+
+walk(dash)
+if not exprs:
+    sys.exit("no expr in the dashboard")
+families = dict(re.findall(r"^# TYPE (\S+) (\S+)$", page, re.M))
+probes = {m: dict(path=p, status=st, on=v == "1") for m, p, st, v in re.findall(
+    r'^ptscope_probe_attached\{metric="([^"]+)",path="([^"]+)",status="([^"]+)"\} ([01])$',
+    page, re.M)}
+owner = [("ptscope_mremap_", "mremap.calls"),
+         ("ptscope_move_page_tables_", "mremap.move_page_tables"),
+         ("ptscope_pagetable_", "mremap.levels"), ("ptscope_pte", "mremap.levels"),
+         ("ptscope_hugepage_", "thp.fault_alloc"), ("ptscope_huge_zero", "thp.fault_alloc"),
+         ("ptscope_khugepaged_", "thp.collapse")]
+# families that also need a particular path or status of their metric
+needs = {
+    "ptscope_hugepage_fault_fallback_charges_total": ("path", ("fentry", "kprobe")),
+    "ptscope_hugepage_fault_duration_seconds": ("path", ("fentry", "kprobe")),
+    "ptscope_huge_zero_page_faults_total": ("path", ("fentry", "kprobe")),
+    "ptscope_ptes_moved_total": ("status", ("exact",)),
+}
+bad = []
+for name in sorted(set(n for e in exprs for n in re.findall(r"ptscope_[a-z0-9_]+", e))):
+    base = re.sub(r"_(bucket|sum|count)$", "", name)
+    if name in families or families.get(base) == "histogram":
+        continue
+    # not on this page: prom.c must emit it, and this kernel lack its probe
+    fam = name if '"%s"' % name in source else base
+    metric = next((m for p, m in owner if name.startswith(p)), None)
+    probe = probes.get(metric)
+    if '"%s"' % fam not in source or not probe:
+        bad.append(name)
+    elif not probe["on"]:
+        print("# %s: %s is not attached on this kernel" % (name, metric))
+    elif fam in needs and probe[needs[fam][0]] not in needs[fam][1]:
+        print("# %s: %s is attached by %s, %s" % (name, metric, probe["path"], probe["status"]))
+    else:
+        bad.append(name)
+print("%d queries" % len(exprs))
+if bad:
+    sys.exit("not exported: " + ", ".join(bad))
+EOF
+then
+	ok "dashboard: valid JSON, its metrics are exported ($(tail -1 "$TMP/dash.out"))"
+	grep '^#' "$TMP/dash.out"
+else
+	not_ok "dashboard: $(tail -1 "$TMP/dash.out")"
+fi
+
+# and each query is PromQL that Prometheus accepts
+if [ -n "$PROM" ] && prom_up; then
+	bad=0
+	while IFS= read -r expr; do
+		q=${expr//\$__rate_interval/1m}
+		q=${q//\$instance/.*}
+		status=$(prom_query "$q" | python3 -c 'import json, sys; print(json.load(sys.stdin)["status"])' 2>/dev/null)
+		if [ "$status" != success ]; then
+			echo "# rejected: $q"
+			bad=$((bad + 1))
+		fi
+	done < <(python3 -c 'import json, sys
+def walk(n):
+    if isinstance(n, dict):
+        for k, v in n.items():
+            if k == "expr": print(v)
+            else: walk(v)
+    elif isinstance(n, list):
+        for v in n: walk(v)
+walk(json.load(open(sys.argv[1])))' "$DASHBOARD")
+	check_eq "dashboard queries Prometheus rejects" 0 "$bad"
+fi
+
+# --- Ctrl-C: exit 0, every link gone ---
+links=$(cat /proc/"$EXPORTER"/fdinfo/* 2>/dev/null | sed -n 's/^link_id:[[:space:]]*//p' | sort -n)
+if [ -n "$links" ]; then
+	ok "exporter holds $(echo "$links" | wc -l) BPF links"
+else
+	not_ok "no BPF links found in the exporter's fdinfo"
+fi
+kill -INT "$EXPORTER"
+if wait_for 15 bash -c "! kill -0 $EXPORTER 2>/dev/null"; then
+	wait "$EXPORTER"
+	check_eq "exit code after Ctrl-C" 0 "$?"
+	EXPORTER=
+else
+	not_ok "exporter still running 15 s after Ctrl-C"
+fi
+left=$(bpftool -j link show | python3 -c 'import json, sys
+ids = set(sys.argv[1].split())
+print(" ".join(str(l["id"]) for l in json.load(sys.stdin) if str(l["id"]) in ids))' "$links")
+check_eq "ptscope links left after Ctrl-C" "" "$left"
+
+finish

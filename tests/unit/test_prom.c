@@ -1,0 +1,690 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for src/prom.c: the Prometheus text of "ptscope export"
+ * (bucket bounds, cumulative counts, escaping, metrics left out when not
+ * attached), the request-line check and the --listen parser.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+#include "prom.h"
+
+#define PMD_BUCKET	"ptscope_mremap_duration_seconds_bucket{class=\"pmd\""
+
+static struct pts_engine eng;
+static struct pts_snapshot snap;
+static struct prom_buf out;
+
+static int setup(void **state)
+{
+	engine_init(&eng, PTS_MODE_AUTO, false);
+	memset(&snap, 0, sizeof(snap));
+	prom_buf_init(&out);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	prom_buf_free(&out);
+	return 0;
+}
+
+static struct pts_choice *choice(const char *metric)
+{
+	int i;
+
+	for (i = 0; i < eng.nr_choices; i++)
+		if (!strcmp(eng.choices[i].metric->name, metric))
+			return &eng.choices[i];
+	fail_msg("no metric %s in the catalog", metric);
+	return NULL;
+}
+
+/* attach @metric through its first implemented candidate with/without @flag */
+static void attach(const char *metric, unsigned int flag, bool with)
+{
+	struct pts_choice *ch = choice(metric);
+	const struct pts_candidate *c;
+	int i;
+
+	for (i = 0; i < ch->metric->nr_cands; i++) {
+		c = &ch->metric->cands[i];
+		if (c->progs[0] && !!(c->cfg_flags & flag) == with) {
+			ch->chosen = i;
+			return;
+		}
+	}
+	fail_msg("%s has no candidate %s flag %#x", metric,
+		 with ? "with" : "without", flag);
+}
+
+static void attach_all(bool pte_marker, bool fault_funcs)
+{
+	attach("mremap.calls", 0, false);
+	attach("mremap.move_page_tables", 0, false);
+	attach("mremap.levels", PTS_CFG_PTE_MARKER, pte_marker);
+	attach("thp.fault_alloc", PTS_CFG_FAULT_FUNCS, fault_funcs);
+	attach("thp.collapse", 0, false);
+}
+
+static const char *fake_collapse_name(const void *ctx, int status)
+{
+	switch (status) {
+	case 1:
+		return "SCAN_SUCCEED";
+	case 3:
+		return "SCAN_\"ODD\\NAME";
+	default:
+		return NULL;
+	}
+}
+
+static const char *render_with(const struct prom_prog *progs, size_t nr)
+{
+	struct prom_input in = {
+		.eng = &eng,
+		.snap = &snap,
+		.page_size = 4096,
+		.collapse_name = fake_collapse_name,
+		.progs = progs,
+		.nr_progs = nr,
+	};
+
+	prom_buf_free(&out);
+	assert_int_equal(prom_render(&in, &out), 0);
+	assert_non_null(out.data);
+	assert_int_equal(strlen(out.data), out.len);
+	return out.data;
+}
+
+static const char *render(void)
+{
+	return render_with(NULL, 0);
+}
+
+/* a whole line of @text equals @line */
+static bool has_line(const char *text, const char *line)
+{
+	size_t len = strlen(line);
+	const char *p = text;
+
+	while ((p = strstr(p, line))) {
+		if ((p == text || p[-1] == '\n') && p[len] == '\n')
+			return true;
+		p++;
+	}
+	return false;
+}
+
+static void assert_line(const char *text, const char *line)
+{
+	if (!has_line(text, line))
+		fail_msg("missing line '%s' in:\n%s", line, text);
+}
+
+static void assert_absent(const char *text, const char *what)
+{
+	assert_non_null(text);
+	if (text && strstr(text, what))
+		fail_msg("'%s' should be absent from:\n%s", what, text);
+}
+
+static void assert_seconds(uint64_t ns, const char *want)
+{
+	struct prom_buf b;
+
+	prom_buf_init(&b);
+	prom_put_seconds(&b, ns);
+	assert_string_equal(b.data, want);
+	prom_buf_free(&b);
+}
+
+static void test_seconds(void **state)
+{
+	assert_seconds(0, "0");
+	assert_seconds(1, "0.000000001");
+	assert_seconds(127, "0.000000127");
+	assert_seconds(2047, "0.000002047");
+	assert_seconds(1000000000ULL, "1");
+	assert_seconds(1500000000ULL, "1.5");
+	assert_seconds(68719476735ULL, "68.719476735");
+	assert_seconds(UINT64_MAX, "18446744073.709551615");
+}
+
+static void test_escaping(void **state)
+{
+	struct prom_buf b;
+
+	prom_buf_init(&b);
+	prom_put_label_value(&b, "a\"b\\c\nd");
+	assert_string_equal(b.data, "a\\\"b\\\\c\\nd");
+	prom_buf_free(&b);
+	prom_buf_init(&b);
+	prom_put_help_text(&b, "say \"x\" \\ y\nz");
+	assert_string_equal(b.data, "say \"x\" \\\\ y\\nz");
+	prom_buf_free(&b);
+}
+
+/* the "le" of slot i is (2^(i+1)-1) ns: exactly the largest value it holds */
+static void test_bucket_bounds(void **state)
+{
+	const char *text, *p;
+	char want[128];
+	int slot, n = 0;
+
+	attach("mremap.calls", 0, false);
+	text = render();
+	for (slot = PROM_HIST_FIRST_SLOT; slot <= PROM_HIST_LAST_SLOT; slot++) {
+		uint64_t high = (1ULL << (slot + 1)) - 1;
+
+		snprintf(want, sizeof(want), PMD_BUCKET ",le=\"%llu.%09llu",
+			 (unsigned long long)(high / 1000000000ULL),
+			 (unsigned long long)(high % 1000000000ULL));
+		/* trailing zeros are dropped: compare without them */
+		while (want[strlen(want) - 1] == '0')
+			want[strlen(want) - 1] = '\0';
+		if (!strstr(text, want))
+			fail_msg("no bucket for slot %d (%s)", slot, want);
+	}
+	for (p = text; (p = strstr(p, PMD_BUCKET)); p++)
+		n++;
+	/* one per exported slot, plus +Inf */
+	assert_int_equal(n, PROM_HIST_LAST_SLOT - PROM_HIST_FIRST_SLOT + 2);
+	assert_line(text, PMD_BUCKET ",le=\"0.000000127\"} 0");
+	assert_line(text, PMD_BUCKET ",le=\"0.000001023\"} 0");
+	assert_line(text, PMD_BUCKET ",le=\"1.073741823\"} 0");
+	assert_line(text, PMD_BUCKET ",le=\"68.719476735\"} 0");
+	assert_line(text, PMD_BUCKET ",le=\"+Inf\"} 0");
+}
+
+static void test_bucket_counts(void **state)
+{
+	struct pts_hist *h = &snap.hists.h[PTS_H_MREMAP_NS + PTS_MREMAP_PMD];
+	const char *text;
+
+	attach("mremap.calls", 0, false);
+	h->slots[0] = 1;	/* 0 or 1 ns */
+	h->slots[5] = 2;	/* below the first bucket: counted in it */
+	h->slots[6] = 1;
+	h->slots[10] = 3;	/* 1024..2047 ns */
+	h->slots[35] = 1;
+	h->slots[36] = 4;	/* above the last bucket: only in +Inf */
+	h->slots[63] = 1;
+	h->count = 13;
+	h->sum = 123456789;
+	text = render();
+	assert_line(text, PMD_BUCKET ",le=\"0.000000127\"} 4");
+	assert_line(text, PMD_BUCKET ",le=\"0.000001023\"} 4");
+	assert_line(text, PMD_BUCKET ",le=\"0.000002047\"} 7");
+	assert_line(text, PMD_BUCKET ",le=\"34.359738367\"} 7");
+	assert_line(text, PMD_BUCKET ",le=\"68.719476735\"} 8");
+	assert_line(text, PMD_BUCKET ",le=\"+Inf\"} 13");
+	assert_line(text, "ptscope_mremap_duration_seconds_sum{class=\"pmd\"} "
+		    "0.123456789");
+	assert_line(text, "ptscope_mremap_duration_seconds_count{class=\"pmd\"} 13");
+	/* the other classes are untouched */
+	assert_line(text, "ptscope_mremap_duration_seconds_count{class=\"pud\"} 0");
+}
+
+/* +Inf and _count are the slot total even if count lags a slot update */
+static void test_count_matches_inf(void **state)
+{
+	struct pts_hist *h = &snap.hists.h[PTS_H_MREMAP_NS + PTS_MREMAP_PTE];
+	const char *text;
+
+	attach("mremap.calls", 0, false);
+	h->slots[12] = 2;
+	h->count = 1;
+	text = render();
+	assert_line(text, "ptscope_mremap_duration_seconds_bucket{class=\"pte\","
+		    "le=\"+Inf\"} 2");
+	assert_line(text, "ptscope_mremap_duration_seconds_count{class=\"pte\"} 2");
+}
+
+/* the _count line of the series of a "+Inf" bucket line, with @value */
+static void assert_count_line(const char *text, const char *inf_line,
+			      unsigned long long value)
+{
+	const char *bucket = strstr(inf_line, "_bucket{");
+	const char *labels = bucket + strlen("_bucket{");
+	const char *le = strstr(inf_line, "le=\"+Inf\"");
+	char want[512];
+	int nlabels = (int)(le - labels);
+
+	if (nlabels > 0)	/* drop the comma before le */
+		snprintf(want, sizeof(want), "%.*s_count{%.*s} %llu",
+			 (int)(bucket - inf_line), inf_line, nlabels - 1, labels,
+			 value);
+	else
+		snprintf(want, sizeof(want), "%.*s_count %llu",
+			 (int)(bucket - inf_line), inf_line, value);
+	assert_line(text, want);
+}
+
+/* every histogram series: le rising, counts never falling, +Inf = _count */
+static int check_histograms(const char *text)
+{
+	char series[512] = "", *line, *copy, *save;
+	double le, prev_le = -1;
+	unsigned long long v, prev_v = 0;
+	int checked = 0;
+
+	copy = strdup(text);
+	assert_non_null(copy);
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *le_at = strstr(line, "le=\"");
+
+		if (!strstr(line, "_bucket{") || !le_at)
+			continue;
+		/* le is the last label: what precedes it names the series */
+		if (strncmp(series, line, (size_t)(le_at - line)) ||
+		    series[le_at - line]) {
+			snprintf(series, sizeof(series), "%.*s",
+				 (int)(le_at - line), line);
+			prev_le = -1;
+			prev_v = 0;
+		}
+		v = strtoull(strrchr(line, ' ') + 1, NULL, 10);
+		le = strncmp(le_at, "le=\"+Inf\"", 9) ?
+		     strtod(le_at + 4, NULL) : 1e300;
+		assert_true(le > prev_le);
+		assert_true(v >= prev_v);
+		if (le == 1e300)
+			assert_count_line(text, line, v);
+		prev_le = le;
+		prev_v = v;
+		checked++;
+	}
+	free(copy);
+	return checked;
+}
+
+static void test_cumulative(void **state)
+{
+	const char *text;
+	int h, s;
+
+	attach_all(true, true);
+	for (h = 0; h < PTS_NR_HISTS; h++)
+		for (s = 0; s < PTS_HIST_SLOTS; s++)
+			snap.hists.h[h].slots[s] = (uint64_t)((h * 7 + s * 13) % 5);
+	snap.counters.v[PTS_C_FAULT_ALLOC + 2] = 1;
+	text = render();
+	/* 5 mremap classes, move_page_tables, 4 fault orders (0, 4, 9 + seen) */
+	assert_true(check_histograms(text) >= 10 *
+		    (PROM_HIST_LAST_SLOT - PROM_HIST_FIRST_SLOT + 2));
+}
+
+static void test_absent_when_unavailable(void **state)
+{
+	const char *text = render();
+
+	assert_absent(text, "ptscope_mremap_");
+	assert_absent(text, "ptscope_move_page_tables_");
+	assert_absent(text, "ptscope_pagetable_");
+	assert_absent(text, "ptscope_pte");
+	assert_absent(text, "ptscope_hugepage_");
+	assert_absent(text, "ptscope_huge_zero_page");
+	assert_absent(text, "ptscope_khugepaged_");
+	assert_absent(text, "ptscope_bpf_program_");
+	assert_line(text, "ptscope_probe_attached{metric=\"mremap.calls\","
+		    "path=\"none\",status=\"unavailable\"} 0");
+	assert_line(text, "ptscope_probe_attached{metric=\"thp.collapse\","
+		    "path=\"none\",status=\"unavailable\"} 0");
+	assert_absent(text, "task.follow_fork");	/* internal */
+	assert_line(text, "ptscope_events_dropped_total{reason=\"inflight_map_full\"} 0");
+}
+
+static void test_mremap_only(void **state)
+{
+	const char *text;
+
+	attach("mremap.calls", 0, false);
+	snap.counters.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 5;
+	snap.counters.v[PTS_C_MREMAP_OLD_BYTES + PTS_MREMAP_PMD] = 80 << 20;
+	snap.counters.v[PTS_C_MREMAP_NEW_BYTES + PTS_MREMAP_FAILED] = 4096;
+	text = render();
+	assert_line(text, "# TYPE ptscope_mremap_calls_total counter");
+	assert_line(text, "ptscope_mremap_calls_total{class=\"pmd\"} 5");
+	assert_line(text, "ptscope_mremap_calls_total{class=\"in_place\"} 0");
+	assert_line(text, "ptscope_mremap_bytes_total{class=\"pmd\"} 83886080");
+	assert_line(text, "ptscope_mremap_new_bytes_total{class=\"failed\"} 4096");
+	assert_line(text, "# TYPE ptscope_mremap_duration_seconds histogram");
+	assert_line(text, "ptscope_probe_attached{metric=\"mremap.calls\","
+		    "path=\"tracepoint\",status=\"exact\"} 1");
+	assert_absent(text, "ptscope_move_page_tables_");
+	assert_absent(text, "ptscope_hugepage_");
+}
+
+static void test_levels_pte_counts(void **state)
+{
+	const char *text;
+
+	attach_all(true, true);
+	snap.counters.v[PTS_C_LV_PMD_MOVED] = 8;
+	snap.counters.v[PTS_C_LV_HPMD_FALLBACK] = 2;
+	snap.counters.v[PTS_C_LV_PTES] = 512;
+	text = render();
+	assert_line(text, "ptscope_pagetable_entries_moved_total{level=\"pmd\"} 8");
+	assert_line(text, "ptscope_pagetable_entries_moved_total{level=\"pud\"} 0");
+	assert_line(text, "ptscope_pagetable_fallbacks_total{level=\"huge_pmd\"} 2");
+	assert_line(text, "ptscope_pte_extents_total 0");
+	assert_line(text, "ptscope_ptes_moved_total 512");
+	assert_line(text, "ptscope_move_page_tables_calls_total 0");
+	assert_line(text, "# TYPE ptscope_move_page_tables_duration_seconds "
+		    "histogram");
+}
+
+static void test_levels_without_pte_marker(void **state)
+{
+	const char *text;
+
+	attach_all(false, true);
+	snap.counters.v[PTS_C_LV_PTES] = 512;
+	text = render();
+	assert_line(text, "ptscope_pte_extents_total 0");
+	assert_absent(text, "ptscope_ptes_moved_total");
+}
+
+static void test_faults_function_path(void **state)
+{
+	const char *text;
+
+	attach_all(true, true);
+	snap.counters.v[PTS_C_FAULT_ALLOC + 4] = 3;
+	snap.counters.v[PTS_C_FAULT_ALLOC + 2] = 1;	/* 16K: shown once seen */
+	snap.counters.v[PTS_C_FAULT_FALLBACK_CHARGE + 9] = 6;
+	text = render();
+	assert_line(text, "ptscope_hugepage_fault_allocs_total{size=\"64K\","
+		    "order=\"4\"} 3");
+	assert_line(text, "ptscope_hugepage_fault_allocs_total{size=\"16K\","
+		    "order=\"2\"} 1");
+	assert_line(text, "ptscope_hugepage_fault_allocs_total{size=\"2M\","
+		    "order=\"9\"} 0");
+	assert_line(text, "ptscope_hugepage_fault_allocs_total{size=\"4K\","
+		    "order=\"0\"} 0");
+	assert_absent(text, "order=\"3\"");
+	assert_line(text, "ptscope_hugepage_fault_fallback_charges_total{"
+		    "size=\"2M\",order=\"9\"} 6");
+	assert_line(text, "ptscope_hugepage_fault_duration_seconds_count{"
+		    "size=\"64K\",order=\"4\"} 0");
+	assert_line(text, "ptscope_huge_zero_page_faults_total 0");
+}
+
+static void test_faults_tracepoint_path(void **state)
+{
+	const char *text;
+
+	attach_all(true, false);
+	snap.counters.v[PTS_C_FAULT_FALLBACK + 9] = 2;
+	text = render();
+	assert_line(text, "ptscope_hugepage_fault_fallbacks_total{size=\"2M\","
+		    "order=\"9\"} 2");
+	assert_absent(text, "order=\"0\"");
+	assert_absent(text, "ptscope_hugepage_fault_fallback_charges_total");
+	assert_absent(text, "ptscope_hugepage_fault_duration_seconds");
+	assert_absent(text, "ptscope_huge_zero_page_faults_total");
+	assert_line(text, "ptscope_probe_attached{metric=\"thp.fault_alloc\","
+		    "path=\"tracepoint\",status=\"inferred\"} 1");
+}
+
+static void test_collapse_results(void **state)
+{
+	const char *text;
+
+	attach("thp.collapse", 0, false);
+	snap.counters.v[PTS_C_COLLAPSE + 3] = 2;
+	snap.counters.v[PTS_C_COLLAPSE + 5] = 1;
+	text = render();
+	/* SCAN_SUCCEED even at 0; others once seen; unknown names by number */
+	assert_line(text, "ptscope_khugepaged_collapse_total{result=\"SCAN_SUCCEED\"} 0");
+	assert_line(text, "ptscope_khugepaged_collapse_total{"
+		    "result=\"SCAN_\\\"ODD\\\\NAME\"} 2");
+	assert_line(text, "ptscope_khugepaged_collapse_total{result=\"status_5\"} 1");
+	assert_absent(text, "status_0");
+}
+
+static void test_program_stats(void **state)
+{
+	struct prom_prog progs[2] = {
+		{ .name = "mremap_tp_enter", .run_time_ns = 1500000000ULL,
+		  .run_cnt = 42 },
+		{ .name = "odd\"name", .run_time_ns = 7, .run_cnt = 1 },
+	};
+	const char *text = render_with(progs, 2);
+
+	assert_line(text, "# TYPE ptscope_bpf_program_run_seconds_total counter");
+	assert_line(text, "ptscope_bpf_program_run_seconds_total{program="
+		    "\"mremap_tp_enter\"} 1.5");
+	assert_line(text, "ptscope_bpf_program_runs_total{program="
+		    "\"mremap_tp_enter\"} 42");
+	assert_line(text, "ptscope_bpf_program_run_seconds_total{program="
+		    "\"odd\\\"name\"} 0.000000007");
+}
+
+static const char *family_of(const char *name, char *buf, size_t len,
+			     const char *text)
+{
+	static const char *const suffixes[] = { "_bucket", "_sum", "_count" };
+	char type_line[256];
+	size_t i, n = strlen(name);
+
+	snprintf(buf, len, "%s", name);
+	for (i = 0; i < 3; i++) {
+		size_t sl = strlen(suffixes[i]);
+
+		if (n > sl && !strcmp(name + n - sl, suffixes[i])) {
+			snprintf(type_line, sizeof(type_line), "# TYPE %.*s histogram",
+				 (int)(n - sl), name);
+			if (has_line(text, type_line)) {
+				buf[n - sl] = '\0';
+				break;
+			}
+		}
+	}
+	return buf;
+}
+
+static int count_type_lines(const char *text, const char *name)
+{
+	char type_line[160];
+	const char *p = text;
+	int n = 0;
+
+	snprintf(type_line, sizeof(type_line), "# TYPE %s ", name);
+	while ((p = strstr(p, type_line))) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+/* each sample follows a HELP and a TYPE of its family, each given once */
+static void test_well_formed(void **state)
+{
+	char *copy, *line, *save, name[128], family[128], current[128] = "";
+	const char *text;
+	int types = 0;
+
+	attach_all(true, true);
+	text = render();
+	assert_true(out.len > 4096);	/* the buffer had to grow */
+	assert_int_equal(text[out.len - 1], '\n');
+	copy = strdup(text);
+	assert_non_null(copy);
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "# HELP ", 7))
+			continue;
+		if (!strncmp(line, "# TYPE ", 7)) {
+			char type_name[128];
+
+			sscanf(line + 7, "%127s", type_name);
+			assert_int_equal(count_type_lines(text, type_name), 1);
+			strcpy(current, type_name);
+			types++;
+			continue;
+		}
+		assert_true(line[0] != '#' && line[0] != ' ');
+		sscanf(line, "%127[^{ ]", name);
+		family_of(name, family, sizeof(family), text);
+		if (strcmp(family, current))
+			fail_msg("sample '%s' outside its family (in %s)", line,
+				 current);
+	}
+	free(copy);
+	assert_true(types > 10);
+}
+
+static void test_buf_growth(void **state)
+{
+	struct prom_buf b;
+	char big[10000];
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	prom_buf_init(&b);
+	prom_buf_printf(&b, "%s", "a");
+	prom_buf_printf(&b, "%s", big);
+	prom_buf_printf(&b, "%d", 7);
+	assert_int_equal(b.err, 0);
+	assert_int_equal(b.len, sizeof(big) + 1);
+	assert_int_equal(b.data[0], 'a');
+	assert_int_equal(b.data[b.len - 1], '7');
+	assert_int_equal(b.data[b.len], '\0');
+	prom_buf_free(&b);
+}
+
+static void test_request_line(void **state)
+{
+	static const struct {
+		const char *req;
+		enum prom_line want;
+	} cases[] = {
+		{ "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", PROM_LINE_OK },
+		{ "GET /metrics HTTP/1.0\n\n", PROM_LINE_OK },
+		{ "\r\nGET / HTTP/1.1\r\n", PROM_LINE_OK },
+		{ "POST /x?a=b HTTP/1.1\r\n", PROM_LINE_OK },
+		{ "GET /metrics HTTP/9.9\r\n", PROM_LINE_OK },	/* MHD: 505 */
+		{ "GET /metr", PROM_LINE_MORE },
+		{ "", PROM_LINE_MORE },
+		{ "\r\n", PROM_LINE_MORE },
+		{ "GARBAGE\r\n\r\n", PROM_LINE_BAD },
+		{ "GET\r\n", PROM_LINE_BAD },
+		{ "GET /metrics\r\n", PROM_LINE_BAD },		/* HTTP/0.9 */
+		{ "GET  /metrics HTTP/1.1\r\n", PROM_LINE_BAD },
+		{ "GET /metrics HTTP/1.1 \r\n", PROM_LINE_BAD },
+		{ "GET /metrics HTTPS/1.1\r\n", PROM_LINE_BAD },
+		{ "GET /metrics HTTP/11\r\n", PROM_LINE_BAD },
+		{ "G(T /metrics HTTP/1.1\r\n", PROM_LINE_BAD },
+		{ "GET /a\rb HTTP/1.1\r\n", PROM_LINE_BAD },
+		{ "\x01\x02\xff", PROM_LINE_BAD },		/* no newline yet */
+		{ "GET /\xc3\xa9 HTTP/1.1\r\n", PROM_LINE_BAD },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum prom_line got = prom_check_request_line(cases[i].req,
+					strlen(cases[i].req), 4096);
+
+		if (got != cases[i].want)
+			fail_msg("'%s': want %d, got %d", cases[i].req,
+				 cases[i].want, got);
+	}
+	assert_int_equal(prom_check_request_line("GET /aaaaaaaa", 13, 13),
+			 PROM_LINE_TOO_LONG);
+	assert_int_equal(prom_check_request_line("GET\0/ HTTP/1.1\r\n", 16, 64),
+			 PROM_LINE_BAD);
+}
+
+static void assert_listen_ok(const char *arg, int family, const char *addr,
+			     int port)
+{
+	struct sockaddr_storage ss;
+	char err[256] = "", text[64];
+	socklen_t len = 0;
+
+	if (prom_parse_listen(arg, &ss, &len, err, sizeof(err)))
+		fail_msg("'%s' refused: %s", arg, err);
+	assert_int_equal(ss.ss_family, family);
+	if (family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		assert_int_equal(len, sizeof(*sin));
+		assert_int_equal(ntohs(sin->sin_port), port);
+		inet_ntop(AF_INET, &sin->sin_addr, text, sizeof(text));
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		assert_int_equal(len, sizeof(*sin6));
+		assert_int_equal(ntohs(sin6->sin6_port), port);
+		inet_ntop(AF_INET6, &sin6->sin6_addr, text, sizeof(text));
+	}
+	assert_string_equal(text, addr);
+}
+
+static void test_listen(void **state)
+{
+	static const char *const bad[] = {
+		"127.0.0.1", "127.0.0.1:", "127.0.0.1:0", ":9477",
+		"127.0.0.1:65536", "127.0.0.1:9x", "127.0.0.1:+80",
+		"127.0.0.1: 80", "127.0.0.1:123456", "1.2.3:80", "::1:9477",
+		"[::1:9477", "[zz]:80", "[]:80", "host.example:80",
+		"256.0.0.1:80", "",
+	};
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char err[256];
+	size_t i;
+
+	assert_listen_ok("127.0.0.1:9477", AF_INET, "127.0.0.1", 9477);
+	assert_listen_ok("0.0.0.0:1", AF_INET, "0.0.0.0", 1);
+	assert_listen_ok("localhost:80", AF_INET, "127.0.0.1", 80);
+	assert_listen_ok("[::1]:65535", AF_INET6, "::1", 65535);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (!prom_parse_listen(bad[i], &ss, &len, err, sizeof(err)))
+			fail_msg("'%s' accepted", bad[i]);
+		assert_non_null(strstr(err, "--listen"));
+		assert_non_null(strstr(err, "ADDR:PORT"));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seconds),
+		cmocka_unit_test(test_escaping),
+		cmocka_unit_test_setup_teardown(test_bucket_bounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bucket_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_count_matches_inf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cumulative, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_absent_when_unavailable,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mremap_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_levels_pte_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_levels_without_pte_marker,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults_function_path,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults_tracepoint_path,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_collapse_results, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_program_stats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_well_formed, setup, teardown),
+		cmocka_unit_test(test_buf_growth),
+		cmocka_unit_test(test_request_line),
+		cmocka_unit_test(test_listen),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
