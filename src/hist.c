@@ -79,20 +79,32 @@ void hist_sub(struct pts_hist *dst, const struct pts_hist *a,
 	dst->sum = a->sum - b->sum;
 }
 
+/* the lowest and highest used slots and the largest count; top -1: empty */
+void hist_used_range(const struct pts_hist *h, int *low, int *top,
+		     uint64_t *max)
+{
+	int i;
+
+	*top = hist_highest_slot(h);
+	*low = -1;
+	*max = 0;
+	for (i = 0; i <= *top; i++) {
+		if (h->slots[i] && *low < 0)
+			*low = i;
+		if (h->slots[i] > *max)
+			*max = h->slots[i];
+	}
+}
+
 #define HIST_BAR_WIDTH 30
 
 /* bcc-style rows "low -> high : count |****|", lowest to highest used slot */
 void hist_print(FILE *out, const struct pts_hist *h, const char *unit)
 {
-	int top = hist_highest_slot(h), low = -1, i, j, stars;
-	uint64_t max = 0;
+	int top, low, i, j, stars;
+	uint64_t max;
 
-	for (i = 0; i <= top; i++) {
-		if (h->slots[i] && low < 0)
-			low = i;
-		if (h->slots[i] > max)
-			max = h->slots[i];
-	}
+	hist_used_range(h, &low, &top, &max);
 	if (top < 0) {
 		fprintf(out, "        (no samples)\n");
 		return;

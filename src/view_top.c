@@ -55,16 +55,11 @@ static int cmp_procs(const void *a, const void *b)
 static void hist_line(FILE *out, const char *title, const struct pts_hist *h)
 {
 	static const char shades[] = " .:-=+*#%@";
-	int low = -1, top = hist_highest_slot(h), i;
-	__u64 max = 0;
+	int low, top, i;
+	uint64_t max;
 	char lo[32], hi[32];
 
-	for (i = 0; i <= top; i++) {
-		if (h->slots[i] && low < 0)
-			low = i;
-		if (h->slots[i] > max)
-			max = h->slots[i];
-	}
+	hist_used_range(h, &low, &top, &max);
 	if (top < 0) {
 		fprintf(out, "%s: no samples\n", title);
 		return;
