@@ -109,4 +109,21 @@ else
 	not_ok "top --json did not start tracing: $(head -n2 "$TMP/top.err")"
 fi
 
+# -p: only that process, while another runs the same workload
+sh -c "sleep 1.5; exec $BENCH mremap --size 16M --align pmd --count 2" >/dev/null &
+target=$!
+"$PTSCOPE" top --json -i 0.5 -d 3.5 -p $target >"$TMP/pid.json" 2>"$TMP/pid.err" &
+pid=$!
+if wait_tracing $pid "$TMP/pid.err"; then
+	"$BENCH" mremap --size 16M --align pmd --count 5 >/dev/null
+	wait $target
+	wait $pid
+	check_eq "top -p: only the chosen process's pmd moves" 2 \
+		"$(python3 -c 'import json, sys
+print(sum(json.loads(l)["mremap"]["classes"]["pmd"]["calls"] for l in open(sys.argv[1])))' "$TMP/pid.json")"
+else
+	kill $pid $target 2>/dev/null
+	not_ok "top -p did not start tracing: $(head -n2 "$TMP/pid.err")"
+fi
+
 finish
