@@ -8,7 +8,7 @@
 #include "collector.h"
 #include "hist.h"
 
-static double now_mono(void)
+double mono_seconds(void)
 {
 	struct timespec ts;
 
@@ -78,7 +78,7 @@ int collector_read(const struct pts_objects *objs, struct pts_snapshot *snap)
 	int err;
 
 	memset(snap, 0, sizeof(*snap));
-	snap->mono_s = now_mono();
+	snap->mono_s = mono_seconds();
 	err = read_percpu_words(objs->counters_fd, snap->counters.v,
 				PTS_NR_COUNTERS);
 	if (!err)

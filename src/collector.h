@@ -21,6 +21,8 @@ struct pts_snapshot {
 	size_t nr_procs;
 };
 
+/* CLOCK_MONOTONIC in seconds, the clock of snapshots and BPF timestamps */
+double mono_seconds(void);
 int collector_read(const struct pts_objects *objs, struct pts_snapshot *snap);
 void snapshot_free(struct pts_snapshot *snap);
 /* out = now - prev (processes matched by tgid); out->procs is allocated */

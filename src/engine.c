@@ -217,22 +217,30 @@ static int set_targets(struct pts_objects *objs, const struct pts_choice *ch,
 	return 0;
 }
 
+/* autoload the chosen candidate's programs, aimed at their targets */
+static int enable_candidate(struct pts_objects *objs,
+			    const struct pts_choice *ch)
+{
+	const struct pts_candidate *c = &ch->metric->cands[ch->chosen];
+	int j, err;
+
+	for (j = 0; j < PTS_MAX_PROGS && c->progs[j]; j++) {
+		err = objects_enable(objs, c->obj, c->progs[j]);
+		if (err)
+			return err;
+	}
+	return set_targets(objs, ch, c);
+}
+
 static int enable_chosen(struct pts_engine *eng)
 {
-	const struct pts_candidate *c;
-	int i, j, err;
+	int i, err;
 
 	objects_disable_all(&eng->objs);
 	for (i = 0; i < eng->nr_choices; i++) {
 		if (eng->choices[i].chosen < 0)
 			continue;
-		c = &eng->choices[i].metric->cands[eng->choices[i].chosen];
-		for (j = 0; j < PTS_MAX_PROGS && c->progs[j]; j++) {
-			err = objects_enable(&eng->objs, c->obj, c->progs[j]);
-			if (err)
-				return err;
-		}
-		err = set_targets(&eng->objs, &eng->choices[i], c);
+		err = enable_candidate(&eng->objs, &eng->choices[i]);
 		if (err)
 			return err;
 	}
@@ -250,7 +258,7 @@ static int isolate_load_failure(struct pts_engine *eng,
 	struct pts_objects alone;
 	const struct pts_candidate *c;
 	struct pts_choice *ch;
-	int i, j, err, marked = 0;
+	int i, err, marked = 0;
 
 	for (i = 0; i < eng->nr_choices; i++) {
 		ch = &eng->choices[i];
@@ -260,9 +268,7 @@ static int isolate_load_failure(struct pts_engine *eng,
 		if (objects_open(&alone, cfg))
 			return marked;
 		objects_disable_all(&alone);
-		for (j = 0; j < PTS_MAX_PROGS && c->progs[j]; j++)
-			objects_enable(&alone, c->obj, c->progs[j]);
-		err = set_targets(&alone, ch, c);
+		err = enable_candidate(&alone, ch);
 		if (!err)
 			err = objects_load(&alone);
 		objects_close(&alone);

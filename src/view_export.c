@@ -351,14 +351,6 @@ static struct MHD_Daemon *start_server(struct exporter *ex, bool verbose)
 				MHD_OPTION_END);
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void gate_remove(struct gate *g, int i)
 {
 	g->conns[i] = g->conns[--g->nr];
@@ -379,7 +371,7 @@ static void gate_accept(struct gate *g)
 		return;
 	}
 	c->fd = fd;
-	c->since = mono_now();
+	c->since = mono_seconds();
 	c->partial = false;
 	g->nr++;
 }
@@ -447,7 +439,7 @@ drop:
 
 static void gate_expire(struct gate *g)
 {
-	double now = mono_now();
+	double now = mono_seconds();
 	int i;
 
 	for (i = g->nr - 1; i >= 0; i--) {

@@ -216,7 +216,7 @@ int view_snoop(const struct pts_options *opts)
 	}
 	header(&sc, &s);
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop\n");
-	start = clock_ns(CLOCK_MONOTONIC) / 1e9;
+	start = mono_seconds();
 	while (!pts_stop_requested) {
 		err = ring_buffer__poll(rb, 100);
 		if (err < 0 && err != -EINTR) {
@@ -226,7 +226,7 @@ int view_snoop(const struct pts_options *opts)
 		}
 		fflush(sc.out);
 		if (opts->duration_s &&
-		    clock_ns(CLOCK_MONOTONIC) / 1e9 - start >= opts->duration_s)
+		    mono_seconds() - start >= opts->duration_s)
 			break;
 	}
 	ring_buffer__consume(rb);

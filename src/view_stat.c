@@ -12,14 +12,6 @@
 #include "session.h"
 #include "views.h"
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void cmdline(char *buf, size_t len, char **argv)
 {
 	size_t used = 0;
@@ -118,7 +110,7 @@ int view_stat(const struct pts_options *opts)
 	}
 	/* ptscope sits in waitpid in between: the window is the command's */
 	kcounters_read(&kc_before);
-	start = mono_now();
+	start = mono_seconds();
 	child_release(&child);
 	status = child_wait(&child);
 	kcounters_read(&kc_after);
@@ -131,9 +123,9 @@ int view_stat(const struct pts_options *opts)
 		return 1;
 	}
 	if (opts->json)
-		ret = stat_json(&s, &snap, &kc, cmd, status, mono_now() - start);
+		ret = stat_json(&s, &snap, &kc, cmd, status, mono_seconds() - start);
 	else
-		ret = stat_text(&s, &snap, &kc, cmd, status, mono_now() - start);
+		ret = stat_text(&s, &snap, &kc, cmd, status, mono_seconds() - start);
 	snapshot_free(&snap);
 	session_stop(&s);
 	return ret;
