@@ -23,6 +23,7 @@ struct mremap_start {
 	__u64 old_len;
 	__u64 new_len;
 	__u64 flags;
+	__u8 moving_back;		/* patched mremap:move_back seen */
 	struct pts_ev_levels levels;	/* filled by the level markers */
 };
 
@@ -47,6 +48,7 @@ struct mpt_walk {
 	__u8 iter_pte_seen;
 	__u64 iter_addr;
 	__u64 iter_ptes;
+	__u64 vnf_ts;		/* vm_normal_folio() entered at */
 };
 
 struct {
@@ -681,5 +683,116 @@ SEC("kretprobe/__pte_offset_map_lock")
 int BPF_KRETPROBE(lv_kretprobe_pte_lock, __u64 *ret)
 {
 	marker_pte_table(ret);
+	return 0;
+}
+
+/*
+ * Levels from the patched tracepoints (kernel/patches).  They fire inside
+ * move_page_tables(), which 6.12 calls from mremap() and from exec's stack
+ * shift (relocate_vma_down()): only events inside an mremap syscall count,
+ * and none after mremap:move_back, whose move_page_tables() call moves the
+ * entries back.
+ */
+static __always_inline struct mremap_start *mremap_in_progress(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct mremap_start *s = bpf_map_lookup_elem(&mremap_inflight, &tid);
+
+	return s && !s->moving_back ? s : NULL;
+}
+
+SEC("tp_btf/move_back")
+int BPF_PROG(lv_tp_move_back, void *vma, unsigned long old_addr,
+	     unsigned long new_addr, unsigned long moved, int err)
+{
+	struct mremap_start *s = mremap_in_progress();
+
+	if (s)
+		s->moving_back = 1;
+	return 0;
+}
+
+SEC("tp_btf/move_pgt_entry")
+int BPF_PROG(lv_tp_pgt_entry, void *vma, int entry, unsigned long old_addr,
+	     unsigned long new_addr, bool moved)
+{
+	struct mremap_start *s = mremap_in_progress();
+	struct pts_ev_levels *lv;
+
+	if (!s)
+		return 0;
+	lv = cfg.flags & PTS_CFG_EVENTS ? &s->levels : NULL;
+	if (entry == bpf_core_enum_value(enum pgt_entry, NORMAL_PUD)) {
+		count_add(moved ? PTS_C_LV_PUD_MOVED : PTS_C_LV_PUD_FALLBACK, 1);
+		if (lv && moved)
+			lv->pud++;
+	} else if (entry == bpf_core_enum_value(enum pgt_entry, NORMAL_PMD)) {
+		count_add(moved ? PTS_C_LV_PMD_MOVED : PTS_C_LV_PMD_FALLBACK, 1);
+		if (lv && moved)
+			lv->pmd++;
+	} else if (entry == bpf_core_enum_value(enum pgt_entry, HPAGE_PMD)) {
+		count_add(moved ? PTS_C_LV_HPMD_MOVED : PTS_C_LV_HPMD_FALLBACK, 1);
+		if (lv && moved)
+			lv->huge_pmd++;
+	} else {
+		return 0;	/* HPAGE_PUD: DAX only */
+	}
+	if (lv && !moved)
+		lv->fallbacks++;
+	return 0;
+}
+
+/* err: the PTE table went away (-EAGAIN) and the extent is retried */
+SEC("tp_btf/move_ptes")
+int BPF_PROG(lv_tp_ptes, void *vma, unsigned long old_addr,
+	     unsigned long new_addr, unsigned long extent,
+	     unsigned int nr_present, unsigned int nr_nonpresent,
+	     unsigned int nr_batches, unsigned int max_batch,
+	     unsigned int nr_folio_lookups, bool flushed, int err)
+{
+	struct mremap_start *s = mremap_in_progress();
+	__u64 ptes = (__u64)nr_present + nr_nonpresent;
+
+	if (!s || err)
+		return 0;
+	count_add(PTS_C_LV_PTE_EXTENTS, 1);
+	count_add(PTS_C_LV_PTE_BYTES, extent);
+	count_add(PTS_C_LV_PTES, ptes);
+	count_add(PTS_C_LV_PTE_BATCHES, nr_batches);
+	count_add(PTS_C_LV_FOLIO_LOOKUPS, nr_folio_lookups);
+	if (nr_batches)
+		hist_add(PTS_H_PTE_MAX_BATCH, max_batch);
+	if (cfg.flags & PTS_CFG_EVENTS) {
+		s->levels.pte_extents++;
+		s->levels.ptes += ptes;
+	}
+	return 0;
+}
+
+/*
+ * vm_normal_folio() inside move_page_tables() (not the exec stack move):
+ * the vmemmap lookups that PTE batching makes (6.17+, or the lab patches).
+ * The trampoline runs for every caller; others leave after one lookup.
+ */
+SEC("fentry/vm_normal_folio")
+int BPF_PROG(vnf_fentry)
+{
+	struct mpt_walk *w = current_walk();
+
+	if (w && !w->for_stack && !w->reverse)
+		w->vnf_ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("fexit/vm_normal_folio")
+int BPF_PROG(vnf_fexit)
+{
+	struct mpt_walk *w = current_walk();
+
+	if (!w || !w->vnf_ts)
+		return 0;
+	count_add(PTS_C_VNF_CALLS, 1);
+	hist_add(PTS_H_VNF_NS, bpf_ktime_get_ns() - w->vnf_ts);
+	w->vnf_ts = 0;
 	return 0;
 }

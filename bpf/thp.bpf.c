@@ -164,6 +164,45 @@ int BPF_PROG(thp_collapse, struct mm_struct *mm, int isolated, int status)
 }
 
 /*
+ * Patched path: thp:anon_fault_alloc (kernel/patches) sits beside each
+ * THP_FAULT_* vm event and anon_fault_* mTHP stat, order 0 included.  Its
+ * result is enum anon_fault_result of the patches' include/linux/huge_mm.h.
+ */
+#define ANON_FAULT_ALLOC		0
+#define ANON_FAULT_FALLBACK		1
+#define ANON_FAULT_FALLBACK_CHARGE	2
+#define ANON_FAULT_ZERO_PAGE		3
+
+SEC("tp_btf/anon_fault_alloc")
+int BPF_PROG(thp_tp_anon_fault, void *vma, unsigned long addr, int order,
+	     int result)
+{
+	if (order < 0 || !in_user_task() || !task_wanted())
+		return 0;
+	switch (result) {
+	case ANON_FAULT_ALLOC:
+		fault_alloc_seen(order, FAULT_ALLOC);
+		/* order 0 is every small fault: not worth an event */
+		if (order)
+			fault_event(order, PTS_FAULT_RES_ALLOC, 0, NULL);
+		break;
+	case ANON_FAULT_FALLBACK:
+		fault_alloc_seen(order, FAULT_FALLBACK);
+		fault_event(order, PTS_FAULT_RES_FALLBACK, 0, NULL);
+		break;
+	case ANON_FAULT_FALLBACK_CHARGE:
+		fault_alloc_seen(order, FAULT_FALLBACK_CHARGE);
+		fault_event(order, PTS_FAULT_RES_FALLBACK, 0, NULL);
+		break;
+	case ANON_FAULT_ZERO_PAGE:
+		count_add(PTS_C_FAULT_ZERO_PAGE, 1);
+		fault_event(order, PTS_FAULT_RES_ZERO_PAGE, 0, NULL);
+		break;
+	}
+	return 0;
+}
+
+/*
  * Function path.  Every anonymous fault allocation in handle_mm_fault()
  * goes through vma_alloc_folio() (renamed vma_alloc_folio_noprof() in
  * 6.10): do_huge_pmd_anonymous_page() for order 9, alloc_anon_folio()

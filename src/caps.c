@@ -363,7 +363,8 @@ int caps_check(void *ctx, const struct pts_req *req, char *why, size_t len)
 
 	switch (req->kind) {
 	case PTS_REQ_NONE:
-	case PTS_REQ_METRIC_PATH:	/* decided by the engine */
+	case PTS_REQ_METRIC_PATH:	/* both decided by the engine */
+	case PTS_REQ_METRIC:
 		return 0;
 	case PTS_REQ_BTF_FUNC:
 		if (btf__find_by_name_kind(caps->btf, req->name, BTF_KIND_FUNC) >= 0)

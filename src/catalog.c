@@ -147,13 +147,19 @@ const struct pts_metric pts_catalog[] = {
 		.cands = {
 			{
 				.kind = PTS_PATH_PATCHED,
-				.label = "tp_btf mremap:move_pgt_entry + mremap:move_ptes",
+				.label = "tp_btf mremap:move_pgt_entry, move_ptes, move_back",
 				.exact = true,
 				.obj = PTS_OBJ_MREMAP,
-				.todo = "patched tracepoints are issue #5",
+				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
+					     PTS_CFG_LEVEL_TPS,
+				.progs = { "lv_tp_pgt_entry", "lv_tp_ptes",
+					   "lv_tp_move_back" },
 				.reqs = {
-					{ PTS_REQ_BTF_TRACE, "mremap_move_pgt_entry" },
-					{ PTS_REQ_BTF_TRACE, "mremap_move_ptes" },
+					/* counted inside mremap calls only */
+					{ PTS_REQ_METRIC, "mremap.calls" },
+					{ PTS_REQ_BTF_TRACE, "move_pgt_entry" },
+					{ PTS_REQ_BTF_TRACE, "move_ptes" },
+					{ PTS_REQ_BTF_TRACE, "move_back" },
 				},
 			},
 			{
@@ -238,10 +244,39 @@ const struct pts_metric pts_catalog[] = {
 		},
 	},
 	{
+		.name = "mremap.folio_lookups",
+		.desc = "vm_normal_folio() (vmemmap) lookups inside move_page_tables: count, latency",
+		.nr_cands = 1,
+		.cands = {
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry/fexit vm_normal_folio inside move_page_tables",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "vnf_fentry", "vnf_fexit" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_FENTRY, "vm_normal_folio" },
+				},
+			},
+		},
+	},
+	{
 		.name = "thp.fault_alloc",
 		.desc = "anonymous hugepage fault allocations and fallbacks by order",
-		.nr_cands = 3,
+		.nr_cands = 4,
 		.cands = {
+			{
+				.kind = PTS_PATH_PATCHED,
+				.label = "tp_btf thp:anon_fault_alloc",
+				.exact = true,
+				.obj = PTS_OBJ_THP,
+				.cfg_flags = PTS_CFG_FAULT_TP,
+				.progs = { "thp_tp_anon_fault" },
+				.reqs = {
+					{ PTS_REQ_BTF_TRACE, "anon_fault_alloc" },
+				},
+			},
 			{
 				.kind = PTS_PATH_FENTRY,
 				.label = "fentry/fexit handle_mm_fault, vma_alloc_folio, __mem_cgroup_charge",

@@ -29,6 +29,7 @@ enum pts_req_kind {
 	PTS_REQ_NOT_ARG0_STRUCT,	/* ... and the opposite */
 	PTS_REQ_NARGS,		/* FUNC has exactly <nargs> arguments */
 	PTS_REQ_METRIC_PATH,	/* metric <name> attached by the same kind */
+	PTS_REQ_METRIC,		/* metric <name> attached by any path */
 };
 
 struct pts_req {

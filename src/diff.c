@@ -23,6 +23,7 @@ const char *const diff_side_name[DIFF_SIDES] = { "base", "new" };
 #define SEC_MREMAP	"mremap"
 #define SEC_MPT		"move_page_tables"
 #define SEC_LEVELS	"mremap_levels"
+#define SEC_FOLIO	"folio_lookups"
 #define SEC_FAULTS	"hugepage_faults"
 #define SEC_COLLAPSE	"khugepaged_collapse"
 
@@ -249,7 +250,7 @@ static void flatten_levels(struct diff_values *dv)
 {
 	json_object *levels = get(dv->counters, SEC_LEVELS);
 	json_object *mpt_ns = get(get(dv->counters, SEC_MPT), "latency_ns");
-	double ptes, extents, mpt_sum;
+	double ptes, extents, batches, mpt_sum;
 
 	if (!levels)
 		return;
@@ -264,6 +265,25 @@ static void flatten_levels(struct diff_values *dv)
 		add_ratio(dv, SEC_LEVELS, ptes, extents, "levels.ptes_per_extent");
 	if (get_num(mpt_ns, "sum", &mpt_sum))
 		add_ratio(dv, SEC_LEVELS, mpt_sum, ptes, "levels.ns_per_pte");
+	if (get_num(levels, "pte_batches", &batches))
+		add_ratio(dv, SEC_LEVELS, ptes, batches, "levels.ptes_per_batch");
+}
+
+/* vm_normal_folio() inside move_page_tables: count, total and mean time */
+static void flatten_folio_lookups(struct diff_values *dv)
+{
+	json_object *lookups = get(dv->counters, SEC_FOLIO);
+	json_object *lat = get(lookups, "latency_ns");
+	double calls, sum;
+
+	if (!get_num(lookups, "calls", &calls))
+		return;
+	add(dv, SEC_FOLIO, calls, "folio_lookups.calls");
+	add_ratio(dv, SEC_FOLIO, calls, dv->mremap_calls,
+		  "folio_lookups.calls_per_mremap");
+	if (get_num(lat, "sum", &sum))
+		add(dv, SEC_FOLIO, sum, "folio_lookups.time_ns");
+	add_latency_mean(dv, SEC_FOLIO, lat, "folio_lookups");
 }
 
 static void flatten_fault_order(struct diff_values *dv, json_object *stats)
@@ -343,6 +363,7 @@ static int flatten(struct diff_values *dv, json_object *rec)
 	flatten_mremap(dv);
 	flatten_mpt(dv);
 	flatten_levels(dv);
+	flatten_folio_lookups(dv);
 	flatten_faults(dv);
 	flatten_collapse(dv);
 	add_numbers(dv, NULL, get(dv->counters, "drops"), "drops");

@@ -49,6 +49,15 @@ static int check_metric_path(const struct pts_engine *eng, const char *metric,
 	return -ENOENT;
 }
 
+static int check_metric(const struct pts_engine *eng, const char *metric,
+			char *why, size_t len)
+{
+	if (engine_available(eng, metric))
+		return 0;
+	snprintf(why, len, "needs %s, which is unavailable", metric);
+	return -ENOENT;
+}
+
 /* The first of a retarget's functions that this path can attach to. */
 static int resolve_retarget(const struct pts_candidate *c,
 			    const struct pts_retarget *rt, pts_check_fn check,
@@ -89,6 +98,8 @@ static int candidate_usable(const struct pts_engine *eng,
 		if (c->reqs[i].kind == PTS_REQ_METRIC_PATH)
 			err = check_metric_path(eng, c->reqs[i].name, c->kind,
 						why, len);
+		else if (c->reqs[i].kind == PTS_REQ_METRIC)
+			err = check_metric(eng, c->reqs[i].name, why, len);
 		else
 			err = check(ctx, &c->reqs[i], why, len);
 		if (err)

@@ -234,6 +234,14 @@ static bool fault_funcs(const struct prom_input *in)
 	return report_has_fault_funcs(&rep);
 }
 
+/* fault latency needs the fault path's functions, not the tracepoint */
+static bool fault_latency(const struct prom_input *in)
+{
+	struct pts_report rep = { .eng = in->eng };
+
+	return report_has_fault_latency(&rep);
+}
+
 /* one counter per mremap class */
 static void render_mremap_counter(const struct prom_input *in,
 				  struct prom_buf *b, const char *name,
@@ -368,6 +376,17 @@ static void render_levels(const struct prom_input *in, struct prom_buf *b)
 		"Present (non-none) PTEs in the PTE-level extents.", PTS_C_LV_PTES,
 	};
 
+	static const struct plain_counter batching[] = {
+		{ "ptscope_pte_batches_total",
+		  "Batches the PTE-level extents were moved in (patched "
+		  "mremap:move_ptes).", PTS_C_LV_PTE_BATCHES },
+		{ "ptscope_pte_batch_folio_lookups_total",
+		  "Folio lookups move_ptes() made to find PTE batches (patched "
+		  "mremap:move_ptes).", PTS_C_LV_FOLIO_LOOKUPS },
+	};
+	struct pts_report rep = { .eng = in->eng };
+	bool tps = report_has_level_tps(&rep);
+
 	if (!attached(in, "mremap.levels"))
 		return;
 	render_level_pair(in, b, "ptscope_pagetable_entries_moved_total",
@@ -376,9 +395,32 @@ static void render_levels(const struct prom_input *in, struct prom_buf *b)
 	render_level_pair(in, b, "ptscope_pagetable_fallbacks_total",
 		"Moves possible at a level that went one level down instead.",
 		false);
-	render_plain(in, b, extents, ARRAY_SIZE(extents));
+	/* no tracepoint sees empty extents or THP splits */
+	render_plain(in, b, extents, tps ? 2 : ARRAY_SIZE(extents));
 	if (pte_counts(in))
 		render_plain(in, b, &ptes, 1);
+	if (tps)
+		render_plain(in, b, batching, ARRAY_SIZE(batching));
+}
+
+static void render_folio_lookups(const struct prom_input *in,
+				 struct prom_buf *b)
+{
+	static const struct plain_counter calls = {
+		"ptscope_vm_normal_folio_calls_total",
+		"vm_normal_folio() (vmemmap) lookups inside move_page_tables().",
+		PTS_C_VNF_CALLS,
+	};
+	static const char *const hist =
+		"ptscope_vm_normal_folio_duration_seconds";
+
+	if (!attached(in, "mremap.folio_lookups"))
+		return;
+	render_plain(in, b, &calls, 1);
+	put_family(b, hist, "histogram",
+		   "vm_normal_folio() duration inside move_page_tables() "
+		   "(log2 buckets).");
+	put_histogram(b, hist, NULL, 0, &in->snap->hists.h[PTS_H_VNF_NS]);
 }
 
 /* as in "stat": 64K and 2M always, other orders once seen, 0 with funcs */
@@ -453,7 +495,8 @@ static void render_faults(const struct prom_input *in, struct prom_buf *b)
 		"Hugepage folios allocated but refused by the memory cgroup "
 		"charge, then fallen back.", PTS_C_FAULT_FALLBACK_CHARGE, funcs);
 	render_plain(in, b, &zero, 1);
-	render_fault_hists(in, b);
+	if (fault_latency(in))
+		render_fault_hists(in, b);
 }
 
 static void render_collapse(const struct prom_input *in, struct prom_buf *b)
@@ -565,6 +608,7 @@ int prom_render(const struct prom_input *in, struct prom_buf *out)
 	render_mremap(in, out);
 	render_mpt(in, out);
 	render_levels(in, out);
+	render_folio_lookups(in, out);
 	render_faults(in, out);
 	render_collapse(in, out);
 	render_probes(in, out);

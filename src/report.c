@@ -77,7 +77,20 @@ bool report_has_pte_counts(const struct pts_report *rep)
 	return chosen_has_flag(rep, "mremap.levels", PTS_CFG_PTE_MARKER);
 }
 
+/* batches and folio lookups: only the patched move_ptes tracepoint */
+bool report_has_level_tps(const struct pts_report *rep)
+{
+	return chosen_has_flag(rep, "mremap.levels", PTS_CFG_LEVEL_TPS);
+}
+
+/* every outcome: order 0, charge fallbacks, the huge zero page */
 bool report_has_fault_funcs(const struct pts_report *rep)
+{
+	return chosen_has_flag(rep, "thp.fault_alloc",
+			       PTS_CFG_FAULT_FUNCS | PTS_CFG_FAULT_TP);
+}
+
+bool report_has_fault_latency(const struct pts_report *rep)
 {
 	return chosen_has_flag(rep, "thp.fault_alloc", PTS_CFG_FAULT_FUNCS);
 }
@@ -244,13 +257,38 @@ static json_object *levels_json(const struct pts_report *rep,
 		{ "thp_splits", PTS_C_LV_SPLITS },
 	};
 	json_object *o = json_object_new_object();
+	bool tps = report_has_level_tps(rep);
 	size_t i;
 
-	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		/* no tracepoint sees empty extents or THP splits */
+		if (tps && (fields[i].counter == PTS_C_LV_EMPTY ||
+			    fields[i].counter == PTS_C_LV_SPLITS))
+			continue;
 		json_object_object_add(o, fields[i].key,
 				       json_u64(*counter(s, fields[i].counter)));
+	}
 	if (report_has_pte_counts(rep))
 		json_object_object_add(o, "ptes", json_u64(*counter(s, PTS_C_LV_PTES)));
+	if (tps) {
+		json_object_object_add(o, "pte_batches",
+				       json_u64(*counter(s, PTS_C_LV_PTE_BATCHES)));
+		json_object_object_add(o, "folio_lookups",
+				       json_u64(*counter(s, PTS_C_LV_FOLIO_LOOKUPS)));
+		json_object_object_add(o, "pte_max_batch",
+				       hist_json(&s->hists.h[PTS_H_PTE_MAX_BATCH]));
+	}
+	return o;
+}
+
+/* vm_normal_folio() inside move_page_tables(), timed by fentry/fexit */
+static json_object *folio_lookups_json(const struct pts_snapshot *s)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "calls", json_u64(*counter(s, PTS_C_VNF_CALLS)));
+	json_object_object_add(o, "latency_ns",
+			       hist_json(&s->hists.h[PTS_H_VNF_NS]));
 	return o;
 }
 
@@ -281,10 +319,11 @@ static json_object *faults_json(const struct pts_report *rep,
 			fmt_order_size(size, sizeof(size), order, rep->page_size)));
 		json_object_object_add(o, "alloc", json_u64(alloc));
 		json_object_object_add(o, "fallback", json_u64(fallback));
-		if (funcs) {
-			lat = &s->hists.h[PTS_H_FAULT_NS + order];
+		if (funcs)
 			json_object_object_add(o, "fallback_charge", json_u64(
 				*counter(s, PTS_C_FAULT_FALLBACK_CHARGE + order)));
+		if (report_has_fault_latency(rep)) {
+			lat = &s->hists.h[PTS_H_FAULT_NS + order];
 			json_object_object_add(o, "latency_ns", hist_json(lat));
 		}
 		json_object_array_add(orders, o);
@@ -412,6 +451,8 @@ json_object *report_snapshot_json(const struct pts_report *rep,
 			 mpt_json(snap));
 	add_if_available(rep, root, "mremap_levels", "mremap.levels",
 			 levels_json(rep, snap));
+	add_if_available(rep, root, "folio_lookups", "mremap.folio_lookups",
+			 folio_lookups_json(snap));
 	add_if_available(rep, root, "hugepage_faults", "thp.fault_alloc",
 			 faults_obj_json(rep, snap));
 	add_if_available(rep, root, "khugepaged_collapse", "thp.collapse",

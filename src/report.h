@@ -21,6 +21,8 @@ json_object *report_system_json(const struct pts_report *rep);
 bool report_has_pte_counts(const struct pts_report *rep);
 /* is the fault path traced from its functions (charge fallbacks, latency)? */
 bool report_has_fault_funcs(const struct pts_report *rep);
+bool report_has_fault_latency(const struct pts_report *rep);
+bool report_has_level_tps(const struct pts_report *rep);
 json_object *report_metrics_json(const struct pts_report *rep);
 json_object *report_snapshot_json(const struct pts_report *rep,
 				  const struct pts_snapshot *snap);

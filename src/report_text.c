@@ -125,9 +125,29 @@ static void levels_text(FILE *out, const struct pts_report *rep,
 		fprintf(out, ", %llu PTEs", (unsigned long long)v[PTS_C_LV_PTES]);
 	else
 		fprintf(out, ", PTE count unavailable on this kernel");
+	if (report_has_level_tps(rep)) {
+		/* the tracepoints see batches, not empty extents or splits */
+		fprintf(out, " in %llu batches, %llu folio lookups\n",
+			(unsigned long long)v[PTS_C_LV_PTE_BATCHES],
+			(unsigned long long)v[PTS_C_LV_FOLIO_LOOKUPS]);
+		return;
+	}
 	fprintf(out, "; %llu empty extents, %llu THP splits\n",
 		(unsigned long long)v[PTS_C_LV_EMPTY],
 		(unsigned long long)v[PTS_C_LV_SPLITS]);
+}
+
+static void folio_lookups_text(FILE *out, const struct pts_snapshot *s,
+			       bool hists)
+{
+	const struct pts_hist *h = &s->hists.h[PTS_H_VNF_NS];
+	char mean[32];
+
+	fprintf(out, "\nvm_normal_folio() inside move_page_tables: %llu calls, "
+		"mean %s\n", (unsigned long long)s->counters.v[PTS_C_VNF_CALLS],
+		h->count ? fmt_ns(mean, sizeof(mean), hist_mean(h)) : "-");
+	if (hists && h->count)
+		hist_print(out, h, "nsecs");
 }
 
 static void fault_row(FILE *out, const struct pts_report *rep,
@@ -238,6 +258,11 @@ void report_snapshot_text(FILE *out, const struct pts_report *rep,
 	else
 		unavailable_text(out, rep, "mremap.levels",
 				 "PUD/PMD/PTE entries moved");
+	if (engine_available(eng, "mremap.folio_lookups"))
+		folio_lookups_text(out, s, hists);
+	else
+		unavailable_text(out, rep, "mremap.folio_lookups",
+				 "vm_normal_folio() inside move_page_tables");
 	if (engine_available(eng, "thp.fault_alloc"))
 		faults_text(out, rep, s, hists);
 	else

@@ -60,6 +60,9 @@ enum pts_counter {
 	PTS_C_LV_PTES,		/* non-none PTEs in those extents */
 	PTS_C_LV_EMPTY,		/* extents with no page table to move */
 	PTS_C_LV_SPLITS,	/* __split_huge_pmd() inside move_page_tables */
+	PTS_C_LV_PTE_BATCHES,	/* patched move_ptes: batches the PTEs moved in */
+	PTS_C_LV_FOLIO_LOOKUPS,	/* patched move_ptes: folios looked up to batch */
+	PTS_C_VNF_CALLS,	/* vm_normal_folio() calls inside move_page_tables */
 	PTS_C_FAULT_ALLOC,	/* + order */
 	PTS_C_FAULT_FALLBACK = PTS_C_FAULT_ALLOC + PTS_MAX_ORDER,	/* + order */
 	PTS_C_FAULT_FALLBACK_CHARGE = PTS_C_FAULT_FALLBACK + PTS_MAX_ORDER, /* + order */
@@ -77,7 +80,9 @@ enum pts_hist_id {
 	PTS_H_MREMAP_NS = 0,	/* + enum pts_mremap_class */
 	PTS_H_MPT_NS = PTS_H_MREMAP_NS + PTS_MREMAP_CLASSES,
 	PTS_H_FAULT_NS,		/* + order of the folio the fault mapped */
-	PTS_NR_HISTS = PTS_H_FAULT_NS + PTS_MAX_ORDER,
+	PTS_H_PTE_MAX_BATCH = PTS_H_FAULT_NS + PTS_MAX_ORDER,	/* per PTE extent */
+	PTS_H_VNF_NS,		/* vm_normal_folio() inside move_page_tables */
+	PTS_NR_HISTS,
 };
 
 struct pts_hist {
@@ -129,6 +134,13 @@ struct pts_config {
 #define PTS_CFG_EVENTS		(1U << 2)
 /* the level markers are attached (so snoop events carry levels) */
 #define PTS_CFG_LEVELS		(1U << 3)
+/*
+ * levels come from the patched mremap tracepoints: batches and folio
+ * lookups are known, empty extents and THP splits are not
+ */
+#define PTS_CFG_LEVEL_TPS	(1U << 4)
+/* the fault path is traced by the patched thp:anon_fault_alloc: no latency */
+#define PTS_CFG_FAULT_TP	(1U << 5)
 
 enum pts_event_type {
 	PTS_EV_MREMAP = 1,

@@ -34,6 +34,7 @@ struct fake_kernel {
 	const char *arg0_struct;	/* struct behind every FUNC's arg 0 */
 	int nargs;			/* argument count of every FUNC */
 	const char *missing;		/* a function inlined on this kernel */
+	bool patched;			/* has the kernel/patches tracepoints */
 	int nr_checks;
 	const struct pts_req *checked[MAX_CHECKS];
 };
@@ -82,9 +83,27 @@ static int check_nargs(const struct fake_kernel *k, const struct pts_req *req,
 	return -EINVAL;
 }
 
+/* the tracepoints only kernels with kernel/patches have */
+static bool patched_tracepoint(const struct pts_req *req)
+{
+	static const char *const names[] = {
+		"move_pgt_entry", "move_ptes", "move_back", "anon_fault_alloc",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (req->kind == PTS_REQ_BTF_TRACE && !strcmp(req->name, names[i]))
+			return true;
+	return false;
+}
+
 static int check_simple(const struct fake_kernel *k, const struct pts_req *req,
 			char *why, size_t len)
 {
+	if (!k->patched && patched_tracepoint(req)) {
+		snprintf(why, len, "BTF: no btf_trace_%s", req->name);
+		return -ENOENT;
+	}
 	if (k->missing && req->name && !strcmp(req->name, k->missing)) {
 		snprintf(why, len, "%s: inlined, no symbol", req->name);
 		return -ENOENT;
@@ -308,10 +327,10 @@ static void test_tracepoints_only(void **state)
 	assert_string_equal(reason, FENTRY_REFUSED "; " KPROBE_REFUSED);
 	/* what tracepoints give still works */
 	assert_chosen("mremap.calls", 0);
-	assert_chosen("thp.fault_alloc", 2);
+	assert_chosen("thp.fault_alloc", 3);
 	assert_chosen("thp.collapse", 0);
-	assert_why("thp.fault_alloc", 0, FENTRY_REFUSED);
-	assert_why("thp.fault_alloc", 1, KPROBE_REFUSED);
+	assert_why("thp.fault_alloc", 1, FENTRY_REFUSED);
+	assert_why("thp.fault_alloc", 2, KPROBE_REFUSED);
 }
 
 /* a requirement that fails stops the candidate: later ones are not asked */
@@ -399,10 +418,10 @@ static void test_mode_tracepoint(void **state)
 		assert_why(MPT, i, NOT_NEEDED);
 	assert_chosen("mremap.calls", 0);
 	/* thp.fault_alloc has one: the others are not selected */
-	assert_chosen("thp.fault_alloc", 2);
-	assert_why("thp.fault_alloc", 0, "not selected: --mode tracepoint");
+	assert_chosen("thp.fault_alloc", 3);
 	assert_why("thp.fault_alloc", 1, "not selected: --mode tracepoint");
-	assert_why("thp.fault_alloc", 2, "");
+	assert_why("thp.fault_alloc", 2, "not selected: --mode tracepoint");
+	assert_why("thp.fault_alloc", 3, "");
 }
 
 /* (f) */
@@ -444,9 +463,9 @@ static void test_mode_kprobe_fault_alloc(void **state)
 	struct fake_kernel k = kernel_6_15(0);
 
 	choose(PTS_PATH_KPROBE, false, &k);
-	assert_chosen("thp.fault_alloc", 1);
-	assert_why("thp.fault_alloc", 0, "not selected: --mode kprobe");
-	assert_why("thp.fault_alloc", 2, NOT_NEEDED);
+	assert_chosen("thp.fault_alloc", 2);
+	assert_why("thp.fault_alloc", 1, "not selected: --mode kprobe");
+	assert_why("thp.fault_alloc", 3, NOT_NEEDED);
 }
 
 /* a forced kind does not fall back to other kinds */
@@ -531,9 +550,29 @@ static void test_levels_not_implemented(void **state)
 	struct fake_kernel k = kernel_6_15(0);
 
 	choose(PTS_MODE_AUTO, false, &k);
-	assert_why_has("mremap.levels", 0, "not implemented yet (");
+	assert_why_has("mremap.levels", 0, "no btf_trace_move_pgt_entry");
 	assert_why_has("mremap.levels", 1, "not implemented yet (");
 	assert_chosen("mremap.levels", 2);
+}
+
+/* a kernel with kernel/patches: its tracepoints come first */
+static void test_patched_kernel(void **state)
+{
+	struct fake_kernel k = kernel_6_7(0);
+
+	k.patched = true;
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("mremap.levels", 0);
+	assert_true(chosen_cand("mremap.levels")->cfg_flags & PTS_CFG_LEVEL_TPS);
+	assert_chosen("thp.fault_alloc", 0);
+	assert_true(chosen_cand("thp.fault_alloc")->cfg_flags & PTS_CFG_FAULT_TP);
+	assert_chosen("mremap.folio_lookups", 0);
+
+	/* the level tracepoints count inside mremap calls only */
+	k.failing = REQ_BIT(PTS_REQ_TRACEFS_EVENT) | REQ_BIT(PTS_REQ_BTF_TRACE);
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("mremap.calls", -1);
+	assert_why_has("mremap.levels", 0, "needs mremap.calls, which is unavailable");
 }
 
 /* the level markers run inside move_page_tables' own probes */
@@ -583,7 +622,7 @@ static void test_fault_alloc_retargets(void **state)
 	k.missing = "vma_alloc_folio_noprof";
 	choose(PTS_MODE_AUTO, false, &k);
 	ch = choice_of("thp.fault_alloc");
-	assert_chosen("thp.fault_alloc", 0);
+	assert_chosen("thp.fault_alloc", 1);
 	assert_string_equal(chosen_cand("thp.fault_alloc")->retargets[0].prog,
 			    "thp_fexit_alloc");
 	assert_string_equal(ch->targets[0], "vma_alloc_folio");
@@ -604,10 +643,10 @@ static void test_fault_alloc_tracepoint_fallback(void **state)
 					   REQ_BIT(PTS_REQ_KPROBE));
 
 	choose(PTS_MODE_AUTO, false, &k);
-	assert_chosen("thp.fault_alloc", 2);
+	assert_chosen("thp.fault_alloc", 3);
 	assert_false(chosen_cand("thp.fault_alloc")->exact);
-	assert_why("thp.fault_alloc", 0, FENTRY_REFUSED);
-	assert_why("thp.fault_alloc", 1, KPROBE_REFUSED);
+	assert_why("thp.fault_alloc", 1, FENTRY_REFUSED);
+	assert_why("thp.fault_alloc", 2, KPROBE_REFUSED);
 }
 
 static void test_reason_truncated(void **state)
@@ -690,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_all_refused),
 		cmocka_unit_test(test_rechoose_refreshes_reasons),
 		cmocka_unit_test(test_levels_not_implemented),
+		cmocka_unit_test(test_patched_kernel),
 		cmocka_unit_test(test_levels_follow_move_page_tables),
 		cmocka_unit_test(test_fault_alloc_retargets),
 		cmocka_unit_test(test_fault_alloc_tracepoint_fallback),

@@ -57,6 +57,9 @@ static void attach(const char *metric, unsigned int flag, bool with)
 
 	for (i = 0; i < ch->metric->nr_cands; i++) {
 		c = &ch->metric->cands[i];
+		/* the patched tracepoints only when asked for by their flag */
+		if (c->kind == PTS_PATH_PATCHED && !(c->cfg_flags & flag))
+			continue;
 		if (c->progs[0] && !!(c->cfg_flags & flag) == with) {
 			ch->chosen = i;
 			return;
