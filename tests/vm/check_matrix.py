@@ -262,6 +262,29 @@ def check_snoop(label, mode, blocks):
         "%s %s snoop: one mixed mremap event with levels %s" % (label, mode, got))
 
 
+def check_top(label, mode, blocks):
+    """top -c ptscope-bench saw the three 16 MiB PMD-aligned moves: the
+    intervals add up to 3 pmd-class calls and 24 PMD moves, and the bench
+    is in the per-process table with them."""
+    text = blocks.get(("top", mode, "pmd3"))
+    if text is None:
+        tap(False, "%s %s top: no output %s" % (
+            label, mode, blocks.get(("toperr", mode, "pmd3"), "")[:300]))
+        return
+    try:
+        frames = [json.loads(l) for l in text.splitlines() if l.strip()]
+    except ValueError as e:
+        tap(False, "%s %s top: bad JSON line: %s" % (label, mode, e))
+        return
+    calls = sum(f["mremap"]["classes"]["pmd"]["calls"] for f in frames)
+    pmds = sum(f.get("mremap_levels", {}).get("pmd_moved", 0) for f in frames)
+    per_proc = sum(p["mremap_calls"]["pmd"] for f in frames
+                   for p in f["processes"] if p["comm"] == "ptscope-bench")
+    tap(len(frames) >= 2 and (calls, pmds, per_proc) == (3, 24, 3),
+        "%s %s top: %d intervals, pmd calls %d, PMD moves %d, bench row %d" % (
+            label, mode, len(frames), calls, pmds, per_proc))
+
+
 def main():
     label, path = sys.argv[1], sys.argv[2]
     kernel, blocks = parse(path)
@@ -273,6 +296,7 @@ def main():
         for name in EXPECT:
             check_scenario(label, mode, name, blocks)
         check_snoop(label, mode, blocks)
+        check_top(label, mode, blocks)
     return 1 if failures else 0
 
 

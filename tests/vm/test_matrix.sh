@@ -10,12 +10,7 @@ top=$(cd "$here/../.." && pwd)
 kernels=${VM_KERNELS:-6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64}
 work=$(mktemp -d /tmp/ptscope-vm.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-n=0
-
-fail() {
-	n=$((n + 1))
-	echo "not ok $n - $*"
-}
+. "$here/tap.sh"
 
 static_dir() {
 	case $1 in
@@ -35,7 +30,8 @@ for k in $kernels; do
 	fi
 	if [ ! -f "$initrd" ] &&
 	   ! "$here/mkinitramfs.sh" "$initrd" "$arch" "$here/scenarios/mremap-matrix.sh" \
-		"$bin/ptscope" "$bin/ptscope-bench" >"$work/mkinitramfs.log" 2>&1; then
+		"$bin/ptscope" "$bin/ptscope-bench" \
+		"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" >"$work/mkinitramfs.log" 2>&1; then
 		fail "$k: initramfs: $(tail -n1 "$work/mkinitramfs.log")"
 		continue
 	fi
@@ -51,13 +47,6 @@ for k in $kernels; do
 	fi
 	# continue the TAP numbering across kernels
 	python3 "$here/check_matrix.py" "$k" "$work/$k.out" >"$work/$k.tap"
-	while read -r word rest; do
-		case "$word $rest" in
-		"ok "*) n=$((n + 1)); echo "ok $n ${rest#* }" ;;
-		"not ok "*) n=$((n + 1)); rest=${rest#ok }; echo "not ok $n ${rest#* }" ;;
-		*) echo "$word $rest" ;;
-		esac
-	done <"$work/$k.tap"
+	renumber "$work/$k.tap"
 done
-echo "1..$n"
-! grep -q '^not ok' <(cat "$work"/*.tap 2>/dev/null) && [ "$n" -gt 0 ]
+tap_finish

@@ -3,62 +3,32 @@
 # supports, run the mremap and the hugepage fault scenarios under
 # "ptscope stat --json" and print every report in @@BEGIN/@@END blocks for
 # the host to check.
-# Runs under busybox sh in the initramfs.
+# Runs under busybox sh in the initramfs; helpers in lib.sh.
 
-THP=/sys/kernel/mm/transparent_hugepage
+. /lib/ptscope-scenarios.sh
+
 echo madvise >$THP/enabled
 echo madvise >$THP/defrag
 
-block() {	# block KIND ATTRS FILE
-	echo "@@BEGIN $1 $2"
-	cat "$3"
-	echo "@@END"
+# wait_tracing ERRFILE: until ptscope says it is attached (60 s at most)
+wait_tracing() {
+	i=0
+	while ! grep -q 'tracing, Ctrl-C' "$1" && [ $i -lt 60 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
 }
 
-# run NAME CMD...: one ptscope stat run, reported as scenario NAME
-run() {
-	name=$1
-	shift
-	if ptscope stat --json --mode "$mode" -o /tmp/stat.json -- \
-		"$@" >/tmp/bench.out 2>/tmp/stat.err; then
-		block stat "mode=$mode scenario=$name" /tmp/stat.json
-		block bench "mode=$mode scenario=$name" /tmp/bench.out
-	else
-		block error "mode=$mode scenario=$name" /tmp/stat.err
-	fi
-}
-
-# scenario NAME MREMAP-ARGS...
-scenario() {
-	name=$1
-	shift
-	run "$name" ptscope-bench mremap "$@"
-}
-
-set_size() {	# set_size SIZE_KB VALUE, where the kernel has the size (6.8+)
-	[ -w "$THP/hugepages-$1kB/enabled" ] && echo "$2" >"$THP/hugepages-$1kB/enabled"
-	return 0
-}
-
-# Hugepage faults; the kernel's counters over each run are in the report.
-fault_scenarios() {
-	set_size 2048 inherit
-	set_size 64 never
-	run fault_pmd ptscope-bench fault --size 8M --count 2 --thp always
-	run fault_zero ptscope-bench fault --size 8M --count 1 --thp always --read --stride 2M
-	if [ -d "$THP/hugepages-64kB" ]; then
-		set_size 64 always
-		# 1 MiB is too small for a PMD: 16 x 64 KiB each, no madvise
-		run fault_mthp ptscope-bench fault --size 1M --count 4 --thp default
-		set_size 64 never
-	fi
-	# a memcg too small for more than two 2 MiB folios: the others fall
-	# back on the charge (high orders never OOM-kill, order 0 fits)
-	cg=/sys/fs/cgroup/ptscope
-	mkdir -p $cg
-	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-	echo 5M >$cg/memory.max
-	run fault_charge sh -c "echo \$\$ >$cg/cgroup.procs && exec ptscope-bench fault --size 32M --count 1 --thp always --stride 2M"
+# three PMD-aligned 16 MiB moves seen by top, one JSON object per second
+top_scenario() {
+	ptscope top --json --mode "$mode" -c ptscope-bench -i 1 -d 8 \
+		>/tmp/top.json 2>/tmp/top.err &
+	tpid=$!
+	wait_tracing /tmp/top.err
+	ptscope-bench mremap --size 16M --align pmd --thp never --count 3 >/dev/null
+	wait $tpid
+	block top "mode=$mode scenario=pmd3" /tmp/top.json
+	block toperr "mode=$mode scenario=pmd3" /tmp/top.err
 }
 
 # one mixed mremap seen through snoop: the event carries its level moves
@@ -66,11 +36,7 @@ snoop_scenario() {
 	ptscope snoop --json --mode "$mode" -c ptscope-bench -o /tmp/snoop.json \
 		2>/tmp/snoop.err &
 	spid=$!
-	i=0
-	while ! grep -q 'tracing, Ctrl-C' /tmp/snoop.err && [ $i -lt 60 ]; do
-		sleep 1
-		i=$((i + 1))
-	done
+	wait_tracing /tmp/snoop.err
 	ptscope-bench mremap --size 1052684K --align pud --thp never --count 1 >/dev/null
 	sleep 1
 	kill -INT $spid
@@ -81,9 +47,7 @@ snoop_scenario() {
 
 echo "@@KERNEL $(uname -r) $(uname -m)"
 for mode in fentry kprobe; do
-	ptscope probe --json --mode "$mode" >/tmp/probe.json 2>/tmp/probe.err
-	block probe "mode=$mode" /tmp/probe.json
-	ptscope probe --mode "$mode" >/tmp/probe.txt 2>&1
+	probe "$mode"
 	if grep -Eq '^  thp\.fault_alloc +exact +'"$mode" /tmp/probe.txt; then
 		fault_scenarios
 	fi
@@ -91,12 +55,7 @@ for mode in fentry kprobe; do
 	if ! grep -Eq '^  mremap\.levels +(exact|inferred) +'"$mode" /tmp/probe.txt; then
 		continue
 	fi
-	scenario pud --size 1G --align pud --thp never --count 1
-	scenario pmd --size 16M --align pmd --thp never --count 1
-	scenario huge_pmd --size 16M --align pmd --thp always --count 1
-	scenario pte --size 1036K --align page --thp never --count 1
-	scenario off4k --size 1G --align pud --dst-offset 4K --thp never --count 1
-	scenario mixed --size 1052684K --align pud --thp never --count 1
-	scenario split --size 4M --align pmd --dst-offset 4K --thp always --count 1
+	mremap_scenarios
 	snoop_scenario
+	top_scenario
 done

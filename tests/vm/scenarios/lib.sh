@@ -1,0 +1,76 @@
+#!/bin/sh
+# Guest-side helpers shared by the VM scenarios (sourced, busybox sh).
+# A scenario sets $mode, then calls run/scenario/fault_scenarios; each
+# report is printed in an @@BEGIN/@@END block for the host to check.
+
+THP=/sys/kernel/mm/transparent_hugepage
+
+block() {	# block KIND ATTRS FILE
+	echo "@@BEGIN $1 $2"
+	cat "$3"
+	echo "@@END"
+}
+
+# run NAME CMD...: one ptscope stat run, reported as scenario NAME
+run() {
+	name=$1
+	shift
+	if ptscope stat --json --mode "$mode" -o /tmp/stat.json -- \
+		"$@" >/tmp/bench.out 2>/tmp/stat.err; then
+		block stat "mode=$mode scenario=$name" /tmp/stat.json
+		block bench "mode=$mode scenario=$name" /tmp/bench.out
+	else
+		block error "mode=$mode scenario=$name" /tmp/stat.err
+	fi
+}
+
+# scenario NAME MREMAP-ARGS...
+scenario() {
+	name=$1
+	shift
+	run "$name" ptscope-bench mremap "$@"
+}
+
+set_size() {	# set_size SIZE_KB VALUE, where the kernel has the size (6.8+)
+	[ -w "$THP/hugepages-$1kB/enabled" ] && echo "$2" >"$THP/hugepages-$1kB/enabled"
+	return 0
+}
+
+# the mremap scenarios whose level counts check_matrix.py knows
+mremap_scenarios() {
+	scenario pud --size 1G --align pud --thp never --count 1
+	scenario pmd --size 16M --align pmd --thp never --count 1
+	scenario huge_pmd --size 16M --align pmd --thp always --count 1
+	scenario pte --size 1036K --align page --thp never --count 1
+	scenario off4k --size 1G --align pud --dst-offset 4K --thp never --count 1
+	scenario mixed --size 1052684K --align pud --thp never --count 1
+	scenario split --size 4M --align pmd --dst-offset 4K --thp always --count 1
+}
+
+# Hugepage faults; the kernel's counters over each run are in the report.
+fault_scenarios() {
+	set_size 2048 inherit
+	set_size 64 never
+	run fault_pmd ptscope-bench fault --size 8M --count 2 --thp always
+	run fault_zero ptscope-bench fault --size 8M --count 1 --thp always --read --stride 2M
+	if [ -d "$THP/hugepages-64kB" ]; then
+		set_size 64 always
+		# 1 MiB is too small for a PMD: 16 x 64 KiB each, no madvise
+		run fault_mthp ptscope-bench fault --size 1M --count 4 --thp default
+		set_size 64 never
+	fi
+	# a memcg too small for more than two 2 MiB folios: the others fall
+	# back on the charge (high orders never OOM-kill, order 0 fits)
+	cg=/sys/fs/cgroup/ptscope
+	mkdir -p $cg
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	echo 5M >$cg/memory.max
+	run fault_charge sh -c "echo \$\$ >$cg/cgroup.procs && exec ptscope-bench fault --size 32M --count 1 --thp always --stride 2M"
+}
+
+# probe MODE: the metric table as JSON, and as text in /tmp/probe.txt
+probe() {
+	ptscope probe --json --mode "$1" >/tmp/probe.json 2>/tmp/probe.err
+	block probe "mode=$1" /tmp/probe.json
+	ptscope probe --mode "$1" >/tmp/probe.txt 2>&1
+}
