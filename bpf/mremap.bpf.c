@@ -712,33 +712,38 @@ int BPF_PROG(lv_tp_move_back, void *vma, unsigned long old_addr,
 	return 0;
 }
 
+/* one NORMAL_PUD, NORMAL_PMD or HPAGE_PMD attempt, as in iter_finish() */
+static __always_inline void pgt_entry_seen(struct mremap_start *s,
+					   __u32 moved_idx, __u32 fallback_idx,
+					   __u32 *moved_lv, bool moved)
+{
+	count_add(moved ? moved_idx : fallback_idx, 1);
+	if (!(cfg.flags & PTS_CFG_EVENTS))
+		return;
+	if (moved)
+		(*moved_lv)++;
+	else
+		s->levels.fallbacks++;
+}
+
 SEC("tp_btf/move_pgt_entry")
-int BPF_PROG(lv_tp_pgt_entry, void *vma, int entry, unsigned long old_addr,
+int BPF_PROG(lv_tp_pgt_entry, void *vma, int type, unsigned long old_addr,
 	     unsigned long new_addr, bool moved)
 {
 	struct mremap_start *s = mremap_in_progress();
-	struct pts_ev_levels *lv;
 
 	if (!s)
 		return 0;
-	lv = cfg.flags & PTS_CFG_EVENTS ? &s->levels : NULL;
-	if (entry == bpf_core_enum_value(enum pgt_entry, NORMAL_PUD)) {
-		count_add(moved ? PTS_C_LV_PUD_MOVED : PTS_C_LV_PUD_FALLBACK, 1);
-		if (lv && moved)
-			lv->pud++;
-	} else if (entry == bpf_core_enum_value(enum pgt_entry, NORMAL_PMD)) {
-		count_add(moved ? PTS_C_LV_PMD_MOVED : PTS_C_LV_PMD_FALLBACK, 1);
-		if (lv && moved)
-			lv->pmd++;
-	} else if (entry == bpf_core_enum_value(enum pgt_entry, HPAGE_PMD)) {
-		count_add(moved ? PTS_C_LV_HPMD_MOVED : PTS_C_LV_HPMD_FALLBACK, 1);
-		if (lv && moved)
-			lv->huge_pmd++;
-	} else {
-		return 0;	/* HPAGE_PUD: DAX only */
-	}
-	if (lv && !moved)
-		lv->fallbacks++;
+	if (type == bpf_core_enum_value(enum pgt_entry, NORMAL_PUD))
+		pgt_entry_seen(s, PTS_C_LV_PUD_MOVED, PTS_C_LV_PUD_FALLBACK,
+			       &s->levels.pud, moved);
+	else if (type == bpf_core_enum_value(enum pgt_entry, NORMAL_PMD))
+		pgt_entry_seen(s, PTS_C_LV_PMD_MOVED, PTS_C_LV_PMD_FALLBACK,
+			       &s->levels.pmd, moved);
+	else if (type == bpf_core_enum_value(enum pgt_entry, HPAGE_PMD))
+		pgt_entry_seen(s, PTS_C_LV_HPMD_MOVED, PTS_C_LV_HPMD_FALLBACK,
+			       &s->levels.huge_pmd, moved);
+	/* HPAGE_PUD: DAX only */
 	return 0;
 }
 
