@@ -40,11 +40,16 @@ DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 DEPS_VM_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio zstd lz4 \
 	binutils
 VM_KERNELS ?= 6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64
+# kernel/build: Debian's 6.12 source and what building it needs (the source
+# and dwarves are Architecture: all packages)
+DEPS_KERNEL_PKGS := linux-source-6.12:all flex bison dwarves:all bc libssl-dev \
+	libelf-dev git perl xz-utils
+KERNEL_VARIANTS := patched batching fix
 
 .SECONDARY:
 
-.PHONY: all deps deps-static deps-vm static check unit-check host-check \
-	vm-check demo bench install clean
+.PHONY: all deps deps-static deps-vm deps-kernel static check unit-check \
+	host-check vm-check kernel kernel-check demo bench install clean
 
 all: $(PTSCOPE) $(BENCH)
 
@@ -56,6 +61,9 @@ deps-static: deps
 
 deps-vm: deps-static
 	@./tests/deps.sh $(DEPS_VM_PKGS)
+
+deps-kernel: deps
+	@./tests/deps.sh $(DEPS_KERNEL_PKGS)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h include/ptscope/ptscope.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(BPF_OUT)
@@ -116,11 +124,21 @@ host-check: deps all
 vm-check: deps-vm static
 	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh vm tests/vm/test_matrix.sh
 
-check: deps-vm
+# The patched kernels (kernel/): the series must apply and pass checkpatch,
+# then tests/vm/test_patched.sh builds each variant with kernel/build and
+# boots it.
+kernel-check: deps deps-vm deps-kernel all static
+	@./tests/run.sh kernel kernel/check-patches.sh tests/vm/test_patched.sh
+
+kernel: deps-kernel
+	@for v in $(KERNEL_VARIANTS); do ./kernel/build $$v || exit 1; done
+
+check: deps-vm deps-kernel
 	$(MAKE) all $(UNIT_BINS)
 	$(MAKE) static
 	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh all $(UNIT_BINS) \
-		tests/host/test_*.sh tests/vm/test_matrix.sh
+		tests/host/test_*.sh tests/vm/test_matrix.sh \
+		kernel/check-patches.sh tests/vm/test_patched.sh
 
 demo: deps all
 	./bench/demo.sh

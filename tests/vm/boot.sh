@@ -14,6 +14,9 @@
 #
 # Environment:
 #   PTSCOPE_FETCH_KERNEL  kernel fetcher (default: tests/vm/fetch-kernel.sh)
+#   PTSCOPE_VM_KERNEL_DIR boot the kernel in this directory (vmlinuz and
+#                         release, e.g. from kernel/build) instead of
+#                         fetching one; VERSION then only names the run
 #   PTSCOPE_VM_LOG        console log file (default: a new file in $TMPDIR)
 #   PTSCOPE_VM_MEM        guest RAM (default 4G)
 #   PTSCOPE_VM_SMP        guest CPUs (default 2)
@@ -87,12 +90,18 @@ fi
 command -v "$qemu" >/dev/null || die "$qemu not found (apt-get install $qpkg)"
 
 # ---------------------------------------------------------------- kernel
-fetch=${PTSCOPE_FETCH_KERNEL:-$here/fetch-kernel.sh}
-[ -x "$fetch" ] || die "kernel fetcher '$fetch' not found or not executable"
-fetch_out=$("$fetch" "$version" "$arch") || die "'$fetch $version $arch' failed"
-kdir=$(printf '%s\n' "$fetch_out" | tail -n 1)
-printf '%s\n' "$fetch_out" | sed '$d' >&2
-[ -f "$kdir/vmlinuz" ] || die "fetcher printed '$kdir', which has no vmlinuz"
+if [ -n "${PTSCOPE_VM_KERNEL_DIR:-}" ]; then
+	kdir=$PTSCOPE_VM_KERNEL_DIR
+	[ -f "$kdir/vmlinuz" ] && [ -f "$kdir/release" ] ||
+		die "PTSCOPE_VM_KERNEL_DIR '$kdir' has no vmlinuz and release (build one with kernel/build)"
+else
+	fetch=${PTSCOPE_FETCH_KERNEL:-$here/fetch-kernel.sh}
+	[ -x "$fetch" ] || die "kernel fetcher '$fetch' not found or not executable"
+	fetch_out=$("$fetch" "$version" "$arch") || die "'$fetch $version $arch' failed"
+	kdir=$(printf '%s\n' "$fetch_out" | tail -n 1)
+	printf '%s\n' "$fetch_out" | sed '$d' >&2
+	[ -f "$kdir/vmlinuz" ] || die "fetcher printed '$kdir', which has no vmlinuz"
+fi
 release=$(cat "$kdir/release" 2>/dev/null || echo unknown)
 
 # ---------------------------------------------------------------- boot

@@ -1,0 +1,104 @@
+#!/bin/bash
+# Check the kernel patch series without building a kernel.
+#
+#   kernel/check-patches.sh
+#
+# Extracts from Debian's linux-source-6.12 tarball only the files the patches
+# touch, plus checkpatch.pl and its data files, into a temporary directory.
+# Then, for kernel/patches/series in order and kernel/lab/series on top, each
+# patch must:
+#   - apply cleanly in order (git apply --check, then git apply),
+#   - pass scripts/checkpatch.pl --strict --no-tree with 0 errors, 0 warnings
+#     and 0 checks (its report is printed as "# " lines otherwise),
+#   - carry a Signed-off-by line.
+#
+# stdout: TAP ("ok N - ...", "not ok N - ...", then "1..N").
+# exit:   0 if every test passed, 1 otherwise or on a runtime failure.
+#
+# Environment: PTSCOPE_KEEP=1 keeps the temporary directory.
+# shellcheck disable=SC2317 # cleanup is run from a trap
+set -euo pipefail
+
+prog=${0##*/}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+die() { echo "$prog: error: $*" >&2; exit 1; }
+note() { echo "$prog: $*" >&2; }
+[ $# -eq 0 ] || { echo "usage: $prog" >&2; exit 2; }
+
+tarball=/usr/src/linux-source-6.12.tar.xz
+[ -f "$tarball" ] || die "$tarball not found: run make deps-kernel"
+for tool in git perl tar xz; do
+	command -v "$tool" >/dev/null || die "'$tool' not found: run make deps-kernel"
+done
+
+# series_files DIR: the patch files DIR/series lists, in order (quilt format:
+# blank lines and '#' comments skipped, options after the name ignored).
+series_files() {
+	local dir=$1 name _
+	[ -f "$dir/series" ] || die "$dir/series not found"
+	while read -r name _; do
+		case $name in '' | '#'*) continue ;; esac
+		[ -f "$dir/$name" ] || die "$dir/series lists '$name', which does not exist"
+		echo "$dir/$name"
+	done <"$dir/series"
+}
+
+mapfile -t patches < <(series_files "$here/patches"; series_files "$here/lab")
+[ ${#patches[@]} -gt 0 ] || die "the series files list no patches"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ptscope-check-patches.XXXXXX")
+finish() {
+	if [ "${PTSCOPE_KEEP:-0}" = 1 ]; then note "work directory kept: $work"; else rm -rf "$work"; fi
+}
+trap finish EXIT
+# git must not look for a repository above the work directory: inside one,
+# git apply takes paths relative to its top and skips the others silently.
+export GIT_CEILING_DIRECTORIES=$work
+unset GIT_DIR GIT_WORK_TREE
+
+# Files the patches need from the tarball: the old side of every diff, except
+# files an earlier patch creates (they are not in the tarball).
+mapfile -t wanted < <(awk '
+	/^diff --git a\// { old = substr($3, 3); if (!(old in created)) need[old] = 1 }
+	/^new file mode / { created[old] = 1; delete need[old] }
+	END { for (f in need) print f }
+	' "${patches[@]}" | sort)
+wanted+=(scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch)
+
+top=$(basename "$tarball" .tar.xz)
+mkdir "$work/src" "$work/cp"
+tar -xJf "$tarball" -C "$work/src" --strip-components=1 "${wanted[@]/#/$top/}" ||
+	die "extracting ${wanted[*]} from $tarball failed"
+# checkpatch runs from a directory without .git (it would look up commit ids)
+# and reads only its own data files next to it.
+cp "$work/src"/scripts/{checkpatch.pl,spelling.txt,const_structs.checkpatch} "$work/cp/"
+
+n=0 failed=0
+tap() { # OK(0|1) DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+
+for p in "${patches[@]}"; do
+	name=kernel/${p#"$here"/}
+	ok=0
+	if ! out=$(cd "$work/src" && git apply --check "$p" 2>&1 && git apply "$p" 2>&1); then
+		ok=1
+		printf '%s\n' "$out" | sed 's/^/# /'
+	fi
+	tap "$ok" "$name applies cleanly in order"
+
+	ok=0
+	out=$(cd "$work/cp" && HOME=$work perl ./checkpatch.pl --strict --no-tree --no-color "$p" 2>&1) || true
+	if ! printf '%s\n' "$out" | grep -q '^total: 0 errors, 0 warnings, 0 checks,'; then
+		ok=1
+		printf '%s\n' "$out" | sed 's/^/# /'
+	fi
+	tap "$ok" "$name: checkpatch --strict: 0 errors, 0 warnings, 0 checks"
+
+	ok=0
+	grep -Eq '^Signed-off-by: [^<]+ <[^>@]+@[^>]+>$' "$p" || ok=1
+	tap "$ok" "$name has a Signed-off-by line"
+done
+echo "1..$n"
+exit "$failed"
