@@ -76,6 +76,7 @@ struct pts_metric {
 	const char *name;
 	const char *desc;
 	bool internal;		/* only used by "stat -- CMD" */
+	bool opt_in;		/* attached only when asked for (--metric) */
 	int nr_cands;
 	struct pts_candidate cands[PTS_MAX_CANDS];
 };

@@ -23,6 +23,21 @@ void engine_init(struct pts_engine *eng, int mode, bool follow_fork)
 	}
 }
 
+/* Attach an opt_in metric too; -ENOENT if there is no such metric. */
+int engine_opt_in(struct pts_engine *eng, const char *metric)
+{
+	int i;
+
+	for (i = 0; i < eng->nr_choices; i++) {
+		if (!strcmp(eng->choices[i].metric->name, metric) &&
+		    eng->choices[i].metric->opt_in) {
+			eng->choices[i].opted_in = true;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 /* Has the metric an implemented candidate of this kind? */
 static bool metric_has_kind(const struct pts_metric *m, int kind)
 {
@@ -126,6 +141,12 @@ static void choose_one(struct pts_engine *eng, struct pts_choice *ch,
 	int i, err;
 
 	ch->chosen = -1;
+	if (m->opt_in && !ch->opted_in) {
+		for (i = 0; i < m->nr_cands; i++)
+			snprintf(ch->why[i], PTS_WHY_LEN, "off: opt-in, ask "
+				 "with --metric %s", m->name);
+		return;
+	}
 	for (i = 0; i < m->nr_cands; i++) {
 		if (ch->refused[i])
 			continue;	/* keep the kernel's reason */

@@ -27,6 +27,7 @@ struct pts_choice {
 	char why[PTS_MAX_CANDS][PTS_WHY_LEN];
 	/* for the chosen candidate: the function each retarget resolved to */
 	const char *targets[PTS_MAX_RETARGETS];
+	bool opted_in;			/* an opt_in metric the user asked for */
 };
 
 struct pts_engine {
@@ -40,6 +41,7 @@ struct pts_engine {
 };
 
 void engine_init(struct pts_engine *eng, int mode, bool follow_fork);
+int engine_opt_in(struct pts_engine *eng, const char *metric);
 void engine_choose(struct pts_engine *eng, pts_check_fn check, void *ctx);
 const struct pts_choice *engine_choice(const struct pts_engine *eng,
 				       const char *metric);

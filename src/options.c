@@ -32,6 +32,8 @@ static const char usage_text[] =
 "  -o, --output FILE  write the report to FILE instead of stdout\n"
 "      --mode MODE    auto|patched|fentry|kprobe|tracepoint (default auto)\n"
 "      --listen A:P   export: address and port (default 127.0.0.1:9477)\n"
+"      --metric NAME  also attach this opt-in metric: mremap.folio_lookups\n"
+"                     (times every vm_normal_folio() call: costly)\n"
 "  -v, --verbose      libbpf debug output\n"
 "  -h, --help         this text\n"
 "  -V, --version      version\n"
@@ -110,6 +112,7 @@ static void defaults(struct pts_options *opts)
 
 #define OPT_MODE 256
 #define OPT_LISTEN 257
+#define OPT_METRIC 258
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -122,6 +125,7 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -172,6 +176,7 @@ static int parse_sort(const char *arg, enum pts_sort *sort)
 static int parse_one(int c, const char *arg, struct pts_options *opts,
 		     char *err, size_t errlen)
 {
+	const struct pts_metric *m;
 	long v;
 
 	switch (c) {
@@ -214,6 +219,14 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 		if (parse_mode(arg, &opts->mode))
 			return bad_value("--mode", arg, "auto, patched, fentry, "
 					 "kprobe or tracepoint", err, errlen);
+		return 0;
+	case OPT_METRIC:
+		m = catalog_find(arg);
+		if (!m || !m->opt_in)
+			return bad_value("--metric", arg, "an opt-in metric: "
+					 "mremap.folio_lookups", err, errlen);
+		if (opts->nr_opt_in < PTS_MAX_OPT_IN)
+			opts->opt_in[opts->nr_opt_in++] = m->name;
 		return 0;
 	case OPT_LISTEN:
 		if (!strchr(arg, ':'))

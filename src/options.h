@@ -27,6 +27,8 @@ enum pts_sort {
 	PTS_SORT_PID,
 };
 
+#define PTS_MAX_OPT_IN	4
+
 struct pts_options {
 	enum pts_command cmd;
 	pid_t pid;			/* -p: 0 for any */
@@ -43,6 +45,8 @@ struct pts_options {
 	const char *listen;		/* export: ADDR:PORT */
 	const char *diff_base;		/* diff BASE.json NEW.json */
 	const char *diff_new;
+	const char *opt_in[PTS_MAX_OPT_IN];	/* --metric NAME */
+	int nr_opt_in;
 };
 
 /* 0: run; 2: usage error (message in @err); help/version set cmd */

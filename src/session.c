@@ -89,7 +89,7 @@ static void explain_attach_failure(struct pts_session *s, int err)
 int session_start(struct pts_session *s, const struct pts_options *opts,
 		  bool follow_fork)
 {
-	int err;
+	int err, i;
 
 	memset(s, 0, sizeof(*s));
 	s->opts = opts;
@@ -102,6 +102,8 @@ int session_start(struct pts_session *s, const struct pts_options *opts,
 		return 1;
 	session_build_config(&s->caps, opts, follow_fork, &s->cfg);
 	engine_init(&s->eng, opts->mode, follow_fork);
+	for (i = 0; i < opts->nr_opt_in; i++)
+		engine_opt_in(&s->eng, opts->opt_in[i]);
 	s->rep.eng = &s->eng;
 	s->rep.caps = &s->caps;
 	s->rep.page_size = (uint64_t)sysconf(_SC_PAGESIZE);

@@ -566,6 +566,12 @@ static void test_patched_kernel(void **state)
 	assert_true(chosen_cand("mremap.levels")->cfg_flags & PTS_CFG_LEVEL_TPS);
 	assert_chosen("thp.fault_alloc", 0);
 	assert_true(chosen_cand("thp.fault_alloc")->cfg_flags & PTS_CFG_FAULT_TP);
+	/* timing every vm_normal_folio() call is opt-in */
+	assert_chosen("mremap.folio_lookups", -1);
+	assert_why_has("mremap.folio_lookups", 0, "opt-in, ask with --metric");
+	assert_int_equal(engine_opt_in(&eng, "mremap.folio_lookups"), 0);
+	assert_int_equal(engine_opt_in(&eng, "mremap.levels"), -ENOENT);
+	engine_choose(&eng, fake_check, &k);
 	assert_chosen("mremap.folio_lookups", 0);
 
 	/* the level tracepoints count inside mremap calls only */

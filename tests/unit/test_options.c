@@ -136,6 +136,22 @@ static void test_top_long_options(void **state)
 	assert_true(opts.verbose);
 }
 
+/* --metric turns on an opt-in metric, and only those */
+static void test_opt_in_metric(void **state)
+{
+	char *argv[] = { "ptscope", "stat", "--metric", "mremap.folio_lookups",
+			 "--", "true", NULL };
+	char *levels[] = { "ptscope", "--metric=mremap.levels", NULL };
+	char *unknown[] = { "ptscope", "--metric", "nope", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(argv), argv, &opts);
+	assert_int_equal(opts.nr_opt_in, 1);
+	assert_string_equal(opts.opt_in[0], "mremap.folio_lookups");
+	USAGE_ERROR(levels, "an opt-in metric");
+	USAGE_ERROR(unknown, "'nope'");
+}
+
 static void test_stat_full(void **state)
 {
 	char *argv[] = { "ptscope", "stat", "-p", "42", "-c", "bash", "--json",
@@ -456,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_top_with_values),
 		cmocka_unit_test(test_top_long_options),
+		cmocka_unit_test(test_opt_in_metric),
 		cmocka_unit_test(test_stat_full),
 		cmocka_unit_test(test_stat_plain_command),
 		cmocka_unit_test(test_stat_without_dashdash),
