@@ -11,11 +11,13 @@ block() {	# block KIND ATTRS FILE
 	echo "@@END"
 }
 
-# run NAME CMD...: one ptscope stat run, reported as scenario NAME
+# run NAME CMD...: one ptscope stat run, reported as scenario NAME;
+# $extra holds more ptscope options (unquoted: words)
 run() {
 	name=$1
 	shift
-	if ptscope stat --json --mode "$mode" -o /tmp/stat.json -- \
+	# shellcheck disable=SC2086
+	if ptscope stat --json --mode "$mode" $extra -o /tmp/stat.json -- \
 		"$@" >/tmp/bench.out 2>/tmp/stat.err; then
 		block stat "mode=$mode scenario=$name" /tmp/stat.json
 		block bench "mode=$mode scenario=$name" /tmp/bench.out
@@ -70,7 +72,9 @@ fault_scenarios() {
 
 # probe MODE: the metric table as JSON, and as text in /tmp/probe.txt
 probe() {
-	ptscope probe --json --mode "$1" >/tmp/probe.json 2>/tmp/probe.err
+	# shellcheck disable=SC2086
+	ptscope probe --json --mode "$1" $extra >/tmp/probe.json 2>/tmp/probe.err
 	block probe "mode=$1" /tmp/probe.json
-	ptscope probe --mode "$1" >/tmp/probe.txt 2>&1
+	# shellcheck disable=SC2086
+	ptscope probe --mode "$1" $extra >/tmp/probe.txt 2>&1
 }

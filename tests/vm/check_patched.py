@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Check what tests/vm/scenarios/patched.sh printed on a kernel/build kernel.
+
+Usage: check_patched.py VARIANT CONSOLE-OUTPUT [SAVE-DIR]
+
+VARIANT is patched, batching or fix (kernel/build).  Prints TAP lines.
+SAVE-DIR receives VARIANT.json, the lab_off4k recording, for ptscope diff.
+
+Ground truth:
+- the geometry of each mremap scenario (check_matrix.EXPECT), which the
+  patched tracepoints and the fentry markers must both give;
+- the kernel's own THP counters around each fault scenario, which
+  thp:anon_fault_alloc must match one to one;
+- for the lab workload (every PTE present, 4 KiB folios): with the
+  batching lab patch, move_ptes looks up the folio of every present PTE
+  but the last of its extent (max_nr == 1 needs no lookup), every batch is
+  one PTE, and fentry on vm_normal_folio sees exactly those lookups; with
+  the fix, and without batching, there are no lookups at all.
+"""
+import json
+import os
+import sys
+
+import check_matrix as cm
+
+GIB = 1 << 30
+KIB = 1 << 10
+LAB = {"lab_pte": (1036 * KIB // (4 * KIB), 1),
+       "lab_off4k": (GIB // (4 * KIB), 1024)}
+
+
+def stat(blocks, mode, name):
+    if ("error", mode, name) in blocks:
+        cm.tap(False, "%s %s: ptscope stat failed: %s" % (
+            mode, name, blocks[("error", mode, name)][:300]))
+        return None
+    text = blocks.get(("stat", mode, name))
+    if text is None:
+        cm.tap(False, "%s %s: no result" % (mode, name))
+        return None
+    return json.loads(text)
+
+
+def check_probe(variant, blocks):
+    probe = json.loads(blocks.get(("probe", "auto", None), "null") or "null")
+    if probe is None:
+        cm.tap(False, "%s: no probe output" % variant)
+        return
+    m = probe["metrics"]
+    for metric, path in (("mremap.levels", "patched"),
+                         ("thp.fault_alloc", "patched"),
+                         ("mremap.folio_lookups", "fentry")):
+        got = (m[metric]["status"], m[metric].get("path"))
+        cm.tap(got == ("exact", path), "%s: %s %s by %s" % (
+            variant, metric, got, m[metric].get("probe", m[metric].get("reason"))))
+
+
+def check_lab(variant, blocks, save_dir):
+    for name, (ptes, extents) in LAB.items():
+        report = stat(blocks, "auto", name)
+        if report is None:
+            continue
+        c = report["counters"]
+        lv = c.get("mremap_levels", {})
+        lookups = c.get("folio_lookups", {})
+        want_lookups = ptes - extents if variant == "batching" else 0
+        got = (lv.get("pte_extents"), lv.get("ptes"), lv.get("pte_batches"))
+        cm.tap(got == (extents, ptes, ptes),
+               "%s %s: %s extents, PTEs, batches (want %s)" % (
+                   variant, name, got, (extents, ptes, ptes)))
+        maxb = lv.get("pte_max_batch", {})
+        cm.tap(maxb.get("count") == extents and maxb.get("sum") == extents,
+               "%s %s: every batch is one PTE (largest batch per extent: "
+               "count %s, sum %s)" % (variant, name, maxb.get("count"),
+                                      maxb.get("sum")))
+        cm.tap(lv.get("folio_lookups") == want_lookups,
+               "%s %s: move_ptes folio lookups %s, want %d" % (
+                   variant, name, lv.get("folio_lookups"), want_lookups))
+        lat = lookups.get("latency_ns", {})
+        cm.tap(lookups.get("calls") == want_lookups and
+               lat.get("count") == want_lookups,
+               "%s %s: fentry vm_normal_folio inside move_page_tables %s "
+               "calls, %s timed, want %d" % (
+                   variant, name, lookups.get("calls"), lat.get("count"),
+                   want_lookups))
+        if lat.get("count"):
+            print("# %s %s: vm_normal_folio inside move_page_tables, mean "
+                  "%.0f ns over %d calls (fentry/fexit, qemu TCG)" % (
+                      variant, name, lat["sum"] / lat["count"], lat["count"]))
+        if name == "lab_off4k" and save_dir:
+            with open(os.path.join(save_dir, variant + ".json"), "w") as f:
+                f.write(blocks[("stat", "auto", name)])
+
+
+def lab_timing(variant, blocks, save_dir):
+    """The lab workload's own time per call, without probes (no assertion:
+    timings on this box are for ratios within one run, see README)."""
+    text = blocks.get(("bench", "none", "lab_off4k"), "")
+    ns = sorted(int(w[3:]) for l in text.splitlines() for w in l.split()
+                if l.startswith("mremap ") and w.startswith("ns="))
+    cm.tap(len(ns) == 5, "%s lab_off4k without probes: 5 timed calls (%d)" % (
+        variant, len(ns)))
+    if ns and save_dir:
+        with open(os.path.join(save_dir, variant + ".median_ns"), "w") as f:
+            f.write("%d\n" % ns[len(ns) // 2])
+
+
+def check_same_levels(blocks):
+    """The patched tracepoints and the fentry markers agree, and both
+    match the geometry (empty extents and splits only the markers see)."""
+    for name in cm.EXPECT:
+        reports = {mode: stat(blocks, mode, name) for mode in ("patched", "fentry")}
+        if None in reports.values():
+            continue
+        levels = {}
+        for mode, report in reports.items():
+            lv = report["counters"].get("mremap_levels")
+            path = report["metrics"]["mremap.levels"].get("path")
+            want = dict(cm.EXPECT[name])
+            if mode == "patched":
+                want.pop("thp_splits", None)
+            got = {k: (lv or {}).get(k) for k in want}
+            cm.tap(path == mode and got == want, "patched %s %s: levels by %s %s" % (
+                mode, name, path, got if got == want else
+                "got %s want %s" % (got, want)))
+            levels[mode] = lv or {}
+        shared = [k for k in levels["patched"] if k in levels["fentry"] and
+                  not isinstance(levels["patched"][k], dict)]
+        diff = {k: (levels["patched"][k], levels["fentry"][k]) for k in shared
+                if levels["patched"][k] != levels["fentry"][k]}
+        cm.tap(shared and not diff, "patched %s: tracepoints = fentry markers on %d "
+               "counts %s" % (name, len(shared), diff or ""))
+
+
+def check_faults(blocks):
+    """thp:anon_fault_alloc against the vmstat and mTHP stats."""
+    mode = "patched"
+    for name in ("fault_pmd", "fault_zero", "fault_mthp", "fault_charge"):
+        report = stat(blocks, mode, name)
+        if report is None:
+            continue
+        faults = report["counters"].get("hugepage_faults", {})
+        path = report["metrics"]["thp.fault_alloc"].get("path")
+        cm.tap(path == "patched" and "huge_zero_page" in faults,
+               "patched %s: faults by %s" % (name, path))
+        pmd = cm.order_row(report, 9)
+        if name == "fault_pmd":
+            cm.tap(pmd["alloc"] == 8, "patched %s: 8 PMD folios (%d)" % (name, pmd["alloc"]))
+            cm.check_kernel_equal("patched", mode, name, report, 9, "alloc",
+                                  "thp_fault_alloc", "anon_fault_alloc")
+            small = cm.order_row(report, 0)
+            cm.tap(small["alloc"] > 0 and "latency_ns" not in small,
+                   "patched %s: %d order-0 faults, no latency on this path" % (
+                       name, small["alloc"]))
+        elif name == "fault_zero":
+            cm.tap(faults.get("huge_zero_page") == 4 and pmd["alloc"] == 0,
+                   "patched %s: 4 huge zero page faults (%s), no 2M folio" % (
+                       name, faults.get("huge_zero_page")))
+        elif name == "fault_mthp":
+            cm.check_kernel_equal("patched", mode, name, report, 4, "alloc", None,
+                                  "anon_fault_alloc")
+        else:
+            for field, vm, mthp in (
+                    ("fallback_charge", "thp_fault_fallback_charge",
+                     "anon_fault_fallback_charge"),
+                    ("fallback", "thp_fault_fallback", "anon_fault_fallback"),
+                    ("alloc", "thp_fault_alloc", "anon_fault_alloc")):
+                cm.check_kernel_equal("patched", mode, name, report, 9, field,
+                                      vm, mthp)
+            cm.tap(pmd["fallback_charge"] >= 1, "patched %s: %d charge fallbacks" % (
+                name, pmd["fallback_charge"]))
+
+
+def main():
+    variant, path = sys.argv[1], sys.argv[2]
+    save_dir = sys.argv[3] if len(sys.argv) > 3 else None
+    kernel, blocks = cm.parse(path)
+    release = kernel[0] if kernel else "?"
+    cm.tap(release.endswith("-ptscope-" + variant),
+           "%s: booted %s" % (variant, release))
+    check_probe(variant, blocks)
+    lab_timing(variant, blocks, save_dir)
+    check_lab(variant, blocks, save_dir)
+    if variant == "patched":
+        check_same_levels(blocks)
+        check_faults(blocks)
+    return 1 if cm.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Guest side of tests/vm/test_patched.sh, on a kernel built by kernel/build
+# (uname -r ends in -ptscope-VARIANT).  Every variant runs the lab
+# workload, PTE-level moves of 4 KiB pages, with ptscope's own choice of
+# probes; the plain patched kernel also runs the mremap scenarios through
+# the patched tracepoints and through the fentry markers, and the fault
+# scenarios through thp:anon_fault_alloc.  Runs under busybox sh.
+
+. /lib/ptscope-scenarios.sh
+
+echo madvise >$THP/enabled
+echo madvise >$THP/defrag
+
+echo "@@KERNEL $(uname -r) $(uname -m)"
+# the lab workload with no probes attached, for its own timing per call
+ptscope-bench mremap --size 1G --align pud --dst-offset 4K --thp never \
+	--count 5 >/tmp/lab.out 2>&1
+block bench "mode=none scenario=lab_off4k" /tmp/lab.out
+# vm_normal_folio() is timed only when asked for: it costs a trampoline
+# per call
+extra="--metric mremap.folio_lookups"
+probe auto
+mode=auto
+scenario lab_pte --size 1036K --align page --thp never --count 1
+scenario lab_off4k --size 1G --align pud --dst-offset 4K --thp never --count 1
+extra=
+
+case $(uname -r) in
+*-ptscope-patched)
+	for mode in patched fentry; do
+		probe "$mode"
+		mremap_scenarios
+	done
+	mode=patched
+	fault_scenarios
+	;;
+esac
