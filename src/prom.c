@@ -226,6 +226,14 @@ static bool pte_counts(const struct prom_input *in)
 	return report_has_pte_counts(&rep);
 }
 
+/* batches and folio lookups: the patched tracepoints, not the markers */
+static bool level_tps(const struct prom_input *in)
+{
+	struct pts_report rep = { .eng = in->eng };
+
+	return report_has_level_tps(&rep);
+}
+
 /* charge fallbacks and latency need the fault path's functions */
 static bool fault_funcs(const struct prom_input *in)
 {
@@ -365,6 +373,9 @@ static void render_levels(const struct prom_input *in, struct prom_buf *b)
 		  PTS_C_LV_PTE_EXTENTS },
 		{ "ptscope_pte_extent_bytes_total",
 		  "Bytes covered by the PTE-level extents.", PTS_C_LV_PTE_BYTES },
+	};
+	/* no tracepoint sees empty extents or THP splits: markers only */
+	static const struct plain_counter marker_only[] = {
 		{ "ptscope_pagetable_empty_extents_total",
 		  "Extents with no page table to move.", PTS_C_LV_EMPTY },
 		{ "ptscope_pagetable_thp_splits_total",
@@ -375,7 +386,6 @@ static void render_levels(const struct prom_input *in, struct prom_buf *b)
 		"ptscope_ptes_moved_total",
 		"Present (non-none) PTEs in the PTE-level extents.", PTS_C_LV_PTES,
 	};
-
 	static const struct plain_counter batching[] = {
 		{ "ptscope_pte_batches_total",
 		  "Batches the PTE-level extents were moved in (patched "
@@ -384,8 +394,7 @@ static void render_levels(const struct prom_input *in, struct prom_buf *b)
 		  "Folio lookups move_ptes() made to find PTE batches (patched "
 		  "mremap:move_ptes).", PTS_C_LV_FOLIO_LOOKUPS },
 	};
-	struct pts_report rep = { .eng = in->eng };
-	bool tps = report_has_level_tps(&rep);
+	bool tps = level_tps(in);
 
 	if (!attached(in, "mremap.levels"))
 		return;
@@ -395,8 +404,9 @@ static void render_levels(const struct prom_input *in, struct prom_buf *b)
 	render_level_pair(in, b, "ptscope_pagetable_fallbacks_total",
 		"Moves possible at a level that went one level down instead.",
 		false);
-	/* no tracepoint sees empty extents or THP splits */
-	render_plain(in, b, extents, tps ? 2 : ARRAY_SIZE(extents));
+	render_plain(in, b, extents, ARRAY_SIZE(extents));
+	if (!tps)
+		render_plain(in, b, marker_only, ARRAY_SIZE(marker_only));
 	if (pte_counts(in))
 		render_plain(in, b, &ptes, 1);
 	if (tps)
