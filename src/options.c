@@ -25,13 +25,15 @@ static const char usage_text[] =
 "  -p, --pid PID      only this process (tgid)\n"
 "  -c, --comm COMM    only tasks with this command name\n"
 "  -i, --interval S   top: refresh interval in seconds (default 1)\n"
-"  -d, --duration S   top: stop after S seconds (default: until Ctrl-C)\n"
+"  -d, --duration S   top, snoop, export: stop after S seconds (default:\n"
+"                     until Ctrl-C)\n"
 "  -r, --rows N       top: per-process rows (default 20)\n"
 "  -s, --sort KEY     top: activity|mremap|faults|latency|pid (default activity)\n"
 "  -j, --json         JSON output\n"
 "  -o, --output FILE  write the report to FILE instead of stdout\n"
 "      --mode MODE    auto|patched|fentry|kprobe|tracepoint (default auto)\n"
-"      --listen A:P   export: address and port (default 127.0.0.1:9477)\n"
+"      --listen A:P   export: address and port (default 127.0.0.1:9477);\n"
+"                     top: also serve /metrics there, off the same maps\n"
 "      --metric NAME  also attach this opt-in metric: mremap.folio_lookups\n"
 "                     (times every vm_normal_folio() call: costly)\n"
 "  -v, --verbose      libbpf debug output\n"
@@ -42,6 +44,7 @@ static const char usage_text[] =
 "  ptscope probe                       # attach paths on this kernel\n"
 "  ptscope stat -- stress-ng --bigheap 1 -t 5\n"
 "  ptscope top -i 2 -c stress-ng       # live, refresh every 2 s\n"
+"  ptscope top --listen 127.0.0.1:9477 # live view and Prometheus at once\n"
 "  ptscope stat --json -o run.json -- ./workload\n";
 
 void options_usage(FILE *out)
@@ -232,6 +235,7 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 		if (!strchr(arg, ':'))
 			return bad_value("--listen", arg, "ADDR:PORT", err, errlen);
 		opts->listen = arg;
+		opts->listen_set = true;
 		return 0;
 	case 'v':
 		opts->verbose = true;
@@ -332,7 +336,17 @@ int options_parse(int argc, char **argv, struct pts_options *opts,
 	if (opts->cmd == PTS_CMD_HELP || opts->cmd == PTS_CMD_VERSION)
 		return 0;
 	if (opts->cmd == PTS_CMD_DIFF)
-		return parse_diff_args(argc, argv, opts, err, errlen);
+		ret = parse_diff_args(argc, argv, opts, err, errlen);
+	if (ret)
+		return ret;
+	if (opts->listen_set && opts->cmd != PTS_CMD_EXPORT &&
+	    opts->cmd != PTS_CMD_TOP) {
+		snprintf(err, errlen, "--listen applies to export and top only "
+			 "(top --listen also serves /metrics)");
+		return 2;
+	}
+	if (opts->cmd == PTS_CMD_DIFF)
+		return 0;
 	if (opts->cmd == PTS_CMD_STAT) {
 		if (optind >= argc) {
 			snprintf(err, errlen, "stat needs a command: "

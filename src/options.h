@@ -43,6 +43,7 @@ struct pts_options {
 	enum pts_sort sort;		/* top: -s */
 	char **cmd_argv;		/* stat -- CMD ARGS */
 	const char *listen;		/* export: ADDR:PORT */
+	bool listen_set;		/* --listen given: top serves too */
 	const char *diff_base;		/* diff BASE.json NEW.json */
 	const char *diff_new;
 	const char *opt_in[PTS_MAX_OPT_IN];	/* --metric NAME */

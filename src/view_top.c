@@ -2,7 +2,9 @@
 /*
  * ptscope top: totals and a per-process table every interval.  On a
  * terminal the screen is redrawn in place; otherwise plain blocks are
- * appended, like vmstat 1.
+ * appended, like vmstat 1.  With --listen the same process serves
+ * /metrics between refreshes, off the same maps (counters are never reset,
+ * so the two views cannot disturb each other).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include "collector.h"
+#include "exporter.h"
 #include "format.h"
 #include "hist.h"
 #include "report.h"
@@ -233,36 +236,39 @@ static void sleep_interval(double secs)
 	nanosleep(&ts, NULL);
 }
 
-int view_top(const struct pts_options *opts)
+/* until the next refresh: sleep, or answer scrapes meanwhile */
+static int wait_refresh(struct pts_exporter *ex, double next)
 {
-	struct pts_snapshot prev, now, delta;
-	struct pts_session s;
-	FILE *out = stdout;
-	double start;
-	bool tty;
-	int ret;
+	double left = next - mono_seconds();
 
-	sort_key = opts->sort;
-	ret = session_start(&s, opts, false);
-	if (ret)
-		return ret;
-	if (opts->output && !(out = fopen(opts->output, "w"))) {
-		fprintf(stderr, "ptscope: -o %s: %s\n", opts->output,
-			strerror(errno));
-		session_stop(&s);
-		return 1;
-	}
-	tty = isatty(fileno(out));
-	if (collector_read(&s.eng.objs, &prev))
+	if (ex)
+		return exporter_serve(ex, next);
+	if (left > 0)
+		sleep_interval(left);
+	return 0;
+}
+
+static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out)
+{
+	const struct pts_options *opts = s->opts;
+	struct pts_snapshot prev, now, delta;
+	bool tty = isatty(fileno(out));
+	double start, next;
+	int ret = 0;
+
+	if (collector_read(&s->eng.objs, &prev))
 		goto read_failed;
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop\n");
-	start = prev.mono_s;
+	start = next = prev.mono_s;
 	while (!pts_stop_requested) {
-		sleep_interval(opts->interval_s);
-		if (collector_read(&s.eng.objs, &now))
+		next += opts->interval_s;
+		ret = wait_refresh(ex, next);
+		if (ret)
+			break;
+		if (collector_read(&s->eng.objs, &now))
 			goto read_failed;
 		snapshot_delta(&now, &prev, &delta);
-		render(out, &s, &delta, tty);
+		render(out, s, &delta, tty);
 		snapshot_free(&delta);
 		snapshot_free(&prev);
 		prev = now;
@@ -270,14 +276,34 @@ int view_top(const struct pts_options *opts)
 			break;
 	}
 	snapshot_free(&prev);
-	if (out != stdout)
-		fclose(out);
-	session_stop(&s);
-	return 0;
+	return ret;
 read_failed:
 	fprintf(stderr, "ptscope: reading BPF maps failed: %s\n", strerror(errno));
-	if (out != stdout)
-		fclose(out);
-	session_stop(&s);
+	snapshot_free(&prev);
 	return 1;
+}
+
+int view_top(const struct pts_options *opts)
+{
+	struct pts_exporter *ex;
+	struct pts_session s;
+	FILE *out = stdout;
+	int ret;
+
+	sort_key = opts->sort;
+	ret = exporter_session_start(&s, opts, opts->listen_set, &ex);
+	if (ret)
+		return ret;
+	if (opts->output && !(out = fopen(opts->output, "w"))) {
+		fprintf(stderr, "ptscope: -o %s: %s\n", opts->output,
+			strerror(errno));
+		ret = 1;
+	} else {
+		ret = top_loop(&s, ex, out);
+		if (out != stdout)
+			fclose(out);
+	}
+	exporter_close(ex);
+	session_stop(&s);
+	return ret;
 }

@@ -463,6 +463,34 @@ static void test_reparse_after_cluster_error(void **state)
 	assert_false(opts.json);
 }
 
+/* top serves /metrics only when asked; other commands refuse --listen */
+static void test_listen_per_command(void **state)
+{
+	char *top_plain[] = { "ptscope", "top", NULL };
+	char *top_listen[] = { "ptscope", "top", "--listen", "[::1]:9100", NULL };
+	char *export_plain[] = { "ptscope", "export", NULL };
+	char *stat_listen[] = { "ptscope", "stat", "--listen", "127.0.0.1:1",
+				"--", "true", NULL };
+	char *snoop_listen[] = { "ptscope", "snoop", "--listen", "1.2.3.4:5",
+				 NULL };
+	char *diff_listen[] = { "ptscope", "diff", "a.json", "b.json",
+				"--listen", "127.0.0.1:1", NULL };
+	struct pts_options opts;
+
+	(void)state;
+	assert_parse_ok(ARGC(top_plain), top_plain, &opts);
+	assert_false(opts.listen_set);
+	assert_parse_ok(ARGC(top_listen), top_listen, &opts);
+	assert_true(opts.listen_set);
+	assert_string_equal(opts.listen, "[::1]:9100");
+	assert_parse_ok(ARGC(export_plain), export_plain, &opts);
+	assert_false(opts.listen_set);
+	assert_string_equal(opts.listen, "127.0.0.1:9477");
+	USAGE_ERROR(stat_listen, "--listen applies to export and top");
+	USAGE_ERROR(snoop_listen, "--listen applies to export and top");
+	USAGE_ERROR(diff_listen, "--listen applies to export and top");
+}
+
 int main(void)
 {
 	char *first[] = { "ptscope", NULL };
@@ -496,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_bug_interval_nan_rejected),
 		cmocka_unit_test(test_bug_unknown_option_in_cluster_named),
 		cmocka_unit_test(test_reparse_after_cluster_error),
+		cmocka_unit_test(test_listen_per_command),
 	};
 
 	/* glibc's getopt initializes on this first call, as in ptscope */
