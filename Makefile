@@ -23,7 +23,7 @@ LIB_SRCS := src/hist.c src/catalog.c src/caps.c src/engine.c src/objects.c \
 	src/collector.c src/options.c src/format.c src/report.c src/report_text.c \
 	src/session.c src/kcounters.c src/view_probe.c \
 	src/view_stat.c src/view_top.c src/run_cmd.c src/view_snoop.c \
-	src/view_export.c src/prom.c src/view_diff.c src/diff.c
+	src/view_export.c src/exporter.c src/prom.c src/view_diff.c src/diff.c
 LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope
 BENCH := $(OUT)/ptscope-bench
@@ -35,7 +35,7 @@ DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
 	python3
 DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 \
-	libjson-c-dev:arm64
+	libjson-c-dev:arm64 dpkg-dev xz-utils
 # the qemu kernel matrix (kernels come from tests/vm/fetch-kernel.sh)
 DEPS_VM_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio zstd lz4 \
 	binutils
@@ -85,24 +85,23 @@ $(BENCH): bench/ptscope-bench.c
 	$(CC) -O2 -Wall -Wextra -o $@ $<
 
 # Static binaries for the qemu kernel matrix (x86_64 and aarch64).
-STATIC_LIBS := -l:libbpf.a -l:libelf.a -l:libz.a -l:libzstd.a -l:libjson-c.a -lm
+# Debian's libmicrohttpd.a needs GnuTLS and so p11-kit, which Debian ships
+# no static library of: a TLS-less one is built from Debian's source.
+MHD_STATIC := $(OUT)/static/$(ARCH)/microhttpd
+STATIC_LIBS := -L$(MHD_STATIC)/lib -l:libmicrohttpd.a -l:libbpf.a -l:libelf.a \
+	-l:libz.a -l:libzstd.a -l:libjson-c.a -lm -lpthread
 static: deps-static
 	$(MAKE) $(OUT)/static/x86/ptscope $(OUT)/static/x86/ptscope-bench
 	$(MAKE) ARCH=arm64 CC=aarch64-linux-gnu-gcc $(OUT)/static/arm64/ptscope \
 		$(OUT)/static/arm64/ptscope-bench
 
-# Debian has no static p11-kit, which libmicrohttpd's gnutls needs: the
-# static binaries are built without the HTTP server (export says so).
-STATIC_OBJS := $(filter-out $(OUT)/$(ARCH)/view_export.o,$(LIB_OBJS)) \
-	$(OUT)/$(ARCH)/view_export_nohttp.o $(OUT)/$(ARCH)/main.o
+$(MHD_STATIC)/lib/libmicrohttpd.a: tests/vm/build-microhttpd.sh
+	./tests/vm/build-microhttpd.sh $(ARCH) $(MHD_STATIC)
 
-$(OUT)/$(ARCH)/view_export_nohttp.o: src/view_export.c $(SKELS) $(wildcard src/*.h)
-	@mkdir -p $(OUT)/$(ARCH)
-	$(CC) $(CFLAGS) -DPTS_NO_HTTP -c $< -o $@
-
-$(OUT)/static/$(ARCH)/ptscope: $(STATIC_OBJS)
+$(OUT)/static/$(ARCH)/ptscope: $(LIB_OBJS) $(OUT)/$(ARCH)/main.o \
+		$(MHD_STATIC)/lib/libmicrohttpd.a
 	@mkdir -p $(dir $@)
-	$(CC) -static $^ -o $@ $(STATIC_LIBS)
+	$(CC) -static $(filter %.o,$^) -o $@ $(STATIC_LIBS)
 
 $(OUT)/static/$(ARCH)/ptscope-bench: bench/ptscope-bench.c
 	@mkdir -p $(dir $@)
