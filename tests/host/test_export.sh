@@ -75,8 +75,8 @@ exporter_alive() {
 }
 
 ready_line() {
-	grep -qxF "ptscope: serving http://127.0.0.1:$PORT/metrics, Ctrl-C to stop" \
-		"$TMP/export.err"
+	grep -qxF "ptscope: serving http://127.0.0.1:$PORT/metrics" "$TMP/export.err" &&
+		grep -qxF "ptscope: tracing, Ctrl-C to stop" "$TMP/export.err"
 }
 
 # --- usage errors: exit 2 before anything is attached ---
@@ -263,65 +263,7 @@ fi
 # --- the dashboard: valid JSON, every metric it queries is exported ---
 # (a metric this kernel cannot attach must at least be one prom.c emits,
 # with its probe reported unavailable)
-if python3 - "$DASHBOARD" "$TMP/after.txt" src/prom.c >"$TMP/dash.out" 2>&1 <<'EOF'
-import json, re, sys
-
-dash = json.load(open(sys.argv[1]))
-page = open(sys.argv[2]).read()
-source = open(sys.argv[3]).read()
-exprs = []
-
-def walk(node):
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if k == "expr" and isinstance(v, str):
-                exprs.append(v)
-            else:
-                walk(v)
-    elif isinstance(node, list):
-        for v in node:
-            walk(v)
-
-walk(dash)
-if not exprs:
-    sys.exit("no expr in the dashboard")
-families = dict(re.findall(r"^# TYPE (\S+) (\S+)$", page, re.M))
-probes = {m: dict(path=p, status=st, on=v == "1") for m, p, st, v in re.findall(
-    r'^ptscope_probe_attached\{metric="([^"]+)",path="([^"]+)",status="([^"]+)"\} ([01])$',
-    page, re.M)}
-owner = [("ptscope_mremap_", "mremap.calls"),
-         ("ptscope_move_page_tables_", "mremap.move_page_tables"),
-         ("ptscope_pagetable_", "mremap.levels"), ("ptscope_pte", "mremap.levels"),
-         ("ptscope_hugepage_", "thp.fault_alloc"), ("ptscope_huge_zero", "thp.fault_alloc"),
-         ("ptscope_khugepaged_", "thp.collapse")]
-# families that also need a particular path or status of their metric
-needs = {
-    "ptscope_hugepage_fault_fallback_charges_total": ("path", ("fentry", "kprobe")),
-    "ptscope_hugepage_fault_duration_seconds": ("path", ("fentry", "kprobe")),
-    "ptscope_huge_zero_page_faults_total": ("path", ("fentry", "kprobe")),
-    "ptscope_ptes_moved_total": ("status", ("exact",)),
-}
-bad = []
-for name in sorted(set(n for e in exprs for n in re.findall(r"ptscope_[a-z0-9_]+", e))):
-    base = re.sub(r"_(bucket|sum|count)$", "", name)
-    if name in families or families.get(base) == "histogram":
-        continue
-    # not on this page: prom.c must emit it, and this kernel lack its probe
-    fam = name if '"%s"' % name in source else base
-    metric = next((m for p, m in owner if name.startswith(p)), None)
-    probe = probes.get(metric)
-    if '"%s"' % fam not in source or not probe:
-        bad.append(name)
-    elif not probe["on"]:
-        print("# %s: %s is not attached on this kernel" % (name, metric))
-    elif fam in needs and probe[needs[fam][0]] not in needs[fam][1]:
-        print("# %s: %s is attached by %s, %s" % (name, metric, probe["path"], probe["status"]))
-    else:
-        bad.append(name)
-print("%d queries" % len(exprs))
-if bad:
-    sys.exit("not exported: " + ", ".join(bad))
-EOF
+if tests/check_dashboard.py "$DASHBOARD" "$TMP/after.txt" src/prom.c >"$TMP/dash.out" 2>&1
 then
 	ok "dashboard: valid JSON, its metrics are exported ($(tail -1 "$TMP/dash.out"))"
 	grep '^#' "$TMP/dash.out"
@@ -350,6 +292,41 @@ def walk(n):
         for v in n: walk(v)
 walk(json.load(open(sys.argv[1])))' "$DASHBOARD")
 	check_eq "dashboard queries Prometheus rejects" 0 "$bad"
+fi
+
+# --- top --listen: the live view and /metrics in one process, one set of
+# maps; both must see the same 3 PMD-aligned moves ---
+TPORT=$(free_port)
+"$PTSCOPE" top --json -i 1 -d 8 -c "$COMM" --listen "127.0.0.1:$TPORT" \
+	>"$TMP/top.json" 2>"$TMP/top.err" &
+TOP=$!
+top_ready() {
+	grep -qxF "ptscope: serving http://127.0.0.1:$TPORT/metrics" "$TMP/top.err" &&
+		grep -q 'tracing, Ctrl-C' "$TMP/top.err"
+}
+if wait_for 60 top_ready; then
+	PORT=$TPORT scrape "$TMP/top0.txt" >/dev/null
+	"$WORKLOAD" mremap --size 16M --align pmd --count 3 >/dev/null 2>&1
+	PORT=$TPORT scrape "$TMP/top1.txt" >/dev/null
+	wait "$TOP"
+	rc=$?
+	a=$(value "$TMP/top1.txt" "$pmd_calls")
+	b=$(value "$TMP/top0.txt" "$pmd_calls")
+	shown=$(python3 -c 'import json, sys
+print(sum(json.loads(l)["mremap"]["classes"]["pmd"]["calls"] for l in open(sys.argv[1]) if l.strip()))' "$TMP/top.json")
+	check_eq "top --listen: exit status, /metrics delta, top's own count" \
+		"0 3 3" "$rc $((a - b)) $shown"
+else
+	not_ok "top --listen did not serve within 60 s: $(head -c 300 "$TMP/top.err")"
+	kill -INT "$TOP" 2>/dev/null
+	wait "$TOP"
+fi
+"$PTSCOPE" stat --listen "127.0.0.1:$TPORT" -- true >/dev/null 2>"$TMP/bad.err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q -- '--listen applies to export and top' "$TMP/bad.err"; then
+	ok "stat --listen: exit 2 with a message"
+else
+	not_ok "stat --listen: want exit 2, got $rc: $(head -c 200 "$TMP/bad.err")"
 fi
 
 # --- Ctrl-C: exit 0, every link gone ---
