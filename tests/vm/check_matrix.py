@@ -10,6 +10,7 @@ both sit on its boundary with a whole entry left; otherwise the extent runs
 to the nearest PMD boundary of either side.
 """
 import json
+import re
 import sys
 
 GIB = 1 << 30
@@ -285,6 +286,44 @@ def check_top(label, mode, blocks):
             label, mode, len(frames), calls, pmds, per_proc))
 
 
+def prom_samples(text):
+    """Prometheus text format -> [(name, {label: value}, float)]"""
+    out = []
+    for line in text.splitlines():
+        m = re.match(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$', line)
+        if m:
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2) or ""))
+            out.append((m.group(1), labels, float(m.group(3))))
+    return out
+
+
+def prom_value(samples, name, **labels):
+    """the one sample of @name whose labels include @labels, or None"""
+    hits = [v for n, l, v in samples
+            if n == name and all(l.get(k) == w for k, w in labels.items())]
+    return hits[0] if len(hits) == 1 else None
+
+
+def check_top_scrape(label, mode, blocks):
+    """top --listen served /metrics off the maps its own view reads: the
+    scrapes around the three 16 MiB PMD-aligned moves differ by 3 pmd-class
+    calls and 24 PMD entries, and the page names the attach path."""
+    before = prom_samples(blocks.get(("scrape0", mode, "pmd3"), ""))
+    after = prom_samples(blocks.get(("scrape1", mode, "pmd3"), ""))
+    got = []
+    for name, lab in (("ptscope_mremap_calls_total", {"class": "pmd"}),
+                      ("ptscope_pagetable_entries_moved_total", {"level": "pmd"})):
+        a, b = prom_value(after, name, **lab), prom_value(before, name, **lab)
+        got.append(None if a is None or b is None else int(a - b))
+    attached = prom_value(after, "ptscope_probe_attached",
+                          metric="mremap.levels", path=mode)
+    tap(got == [3, 24] and attached == 1,
+        "%s %s top --listen: /metrics deltas pmd calls, PMD moves %s, "
+        "mremap.levels attached by %s: %s" % (label, mode, got, mode, attached))
+    if got != [3, 24]:
+        print("#   " + blocks.get(("scrape1", mode, "pmd3"), "no scrape")[:300])
+
+
 def main():
     label, path = sys.argv[1], sys.argv[2]
     kernel, blocks = parse(path)
@@ -297,6 +336,7 @@ def main():
             check_scenario(label, mode, name, blocks)
         check_snoop(label, mode, blocks)
         check_top(label, mode, blocks)
+        check_top_scrape(label, mode, blocks)
     return 1 if failures else 0
 
 

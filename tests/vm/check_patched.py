@@ -19,9 +19,15 @@ Ground truth:
 """
 import json
 import os
+import shutil
+import subprocess
 import sys
 
 import check_matrix as cm
+
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(TOP, "tests"))
+import check_dashboard  # noqa: E402
 
 GIB = 1 << 30
 KIB = 1 << 10
@@ -171,6 +177,50 @@ def check_faults(blocks):
                 name, pmd["fallback_charge"]))
 
 
+def check_export(variant, blocks):
+    """ptscope export scraped in the guest after the lab's 1036 KiB move:
+    the page passes promtool, its batching families count the geometry,
+    and every metric the dashboard queries is on it."""
+    page = blocks.get(("scrape", "auto", "lab_pte"))
+    if not page or not page.startswith("# HELP"):
+        cm.tap(False, "%s export: no page: %s %s" % (
+            variant, (page or "")[:200],
+            blocks.get(("exporterr", "auto", "lab_pte"), "")[-300:]))
+        return
+    ptes, extents = LAB["lab_pte"]
+    want_lookups = ptes - extents if variant == "batching" else 0
+    samples = cm.prom_samples(page)
+    names = ("ptscope_ptes_moved_total", "ptscope_pte_batches_total",
+             "ptscope_pte_batch_folio_lookups_total",
+             "ptscope_vm_normal_folio_calls_total",
+             "ptscope_vm_normal_folio_duration_seconds_count")
+    got = [cm.prom_value(samples, n) for n in names]
+    want = [ptes, ptes, want_lookups, want_lookups, want_lookups]
+    cm.tap(got == want, "%s export: PTEs, batches, folio lookups, "
+           "vm_normal_folio calls and timings %s (want %s)" % (
+               variant, [None if g is None else int(g) for g in got], want))
+    promtool = shutil.which("promtool")
+    if not promtool:
+        cm.tap(False, "%s export: no promtool (Debian package prometheus)" % variant)
+    else:
+        # the console block lost the page's final newline
+        r = subprocess.run([promtool, "check", "metrics"],
+                           input=page.replace("\r", "") + "\n",
+                           capture_output=True, text=True)
+        cm.tap(r.returncode == 0, "%s export: promtool check metrics %s" % (
+            variant, (r.stdout + r.stderr).strip()[:300] or "accepts the page"))
+    with open(os.path.join(TOP, "dashboards", "ptscope.json")) as f:
+        dash = json.load(f)
+    with open(os.path.join(TOP, "src", "prom.c")) as f:
+        source = f.read()
+    nr, notes, bad = check_dashboard.check(dash, page, source)
+    cm.tap(nr and not bad, "%s export: the dashboard's %d queries find their "
+           "metrics on the page%s" % (variant, nr,
+                                      ", not: " + ", ".join(bad) if bad else ""))
+    for n in notes:
+        print("# " + n)
+
+
 def main():
     variant, path = sys.argv[1], sys.argv[2]
     save_dir = sys.argv[3] if len(sys.argv) > 3 else None
@@ -181,6 +231,7 @@ def main():
     check_probe(variant, blocks)
     lab_timing(variant, blocks, save_dir)
     check_lab(variant, blocks, save_dir)
+    check_export(variant, blocks)
     if variant == "patched":
         check_same_levels(blocks)
         check_faults(blocks)

@@ -70,6 +70,22 @@ fault_scenarios() {
 	run fault_charge sh -c "echo \$\$ >$cg/cgroup.procs && exec ptscope-bench fault --size 32M --count 1 --thp always --stride 2M"
 }
 
+# scrape OUT [PORT]: GET /metrics of a local ptscope (top --listen, export);
+# not "wget -T": it crashes Debian 12's busybox 1.35 (SIGSEGV)
+scrape() {
+	timeout 30 wget -q -O "$1" "http://127.0.0.1:${2:-9477}/metrics" ||
+		echo "scrape failed: wget exit $?" >>"$1"
+}
+
+# wait_tracing ERRFILE: until ptscope says it is attached (60 s at most)
+wait_tracing() {
+	i=0
+	while ! grep -q 'tracing, Ctrl-C' "$1" && [ $i -lt 60 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+}
+
 # probe MODE: the metric table as JSON, and as text in /tmp/probe.txt
 probe() {
 	# shellcheck disable=SC2086

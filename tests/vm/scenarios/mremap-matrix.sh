@@ -10,25 +10,21 @@
 echo madvise >$THP/enabled
 echo madvise >$THP/defrag
 
-# wait_tracing ERRFILE: until ptscope says it is attached (60 s at most)
-wait_tracing() {
-	i=0
-	while ! grep -q 'tracing, Ctrl-C' "$1" && [ $i -lt 60 ]; do
-		sleep 1
-		i=$((i + 1))
-	done
-}
-
-# three PMD-aligned 16 MiB moves seen by top, one JSON object per second
+# three PMD-aligned 16 MiB moves seen by top (one JSON object per second)
+# and by the /metrics the same process serves, scraped before and after
 top_scenario() {
 	ptscope top --json --mode "$mode" -c ptscope-bench -i 1 -d 8 \
-		>/tmp/top.json 2>/tmp/top.err &
+		--listen 127.0.0.1:9477 >/tmp/top.json 2>/tmp/top.err &
 	tpid=$!
 	wait_tracing /tmp/top.err
+	scrape /tmp/scrape0.txt
 	ptscope-bench mremap --size 16M --align pmd --thp never --count 3 >/dev/null
+	scrape /tmp/scrape1.txt
 	wait $tpid
 	block top "mode=$mode scenario=pmd3" /tmp/top.json
 	block toperr "mode=$mode scenario=pmd3" /tmp/top.err
+	block scrape0 "mode=$mode scenario=pmd3" /tmp/scrape0.txt
+	block scrape1 "mode=$mode scenario=pmd3" /tmp/scrape1.txt
 }
 
 # one mixed mremap seen through snoop: the event carries its level moves

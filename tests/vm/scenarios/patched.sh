@@ -25,6 +25,19 @@ scenario lab_pte --size 1036K --align page --thp never --count 1
 scenario lab_off4k --size 1G --align pud --dst-offset 4K --thp never --count 1
 extra=
 
+# the exporter on the lab's small move: the page a dashboard would scrape
+ptscope export --metric mremap.folio_lookups -c ptscope-bench \
+	--listen 127.0.0.1:9477 -d 120 2>/tmp/export.err &
+epid=$!
+wait_tracing /tmp/export.err
+ptscope-bench mremap --size 1036K --align page --thp never --count 1 >/dev/null
+scrape /tmp/scrape.txt
+kill -INT $epid
+wait $epid
+echo "export exit $?" >>/tmp/export.err
+block scrape "mode=auto scenario=lab_pte" /tmp/scrape.txt
+block exporterr "mode=auto scenario=lab_pte" /tmp/export.err
+
 case $(uname -r) in
 *-ptscope-patched)
 	for mode in patched fentry; do
