@@ -61,7 +61,7 @@ struct pts_exporter {
 	struct gate g;
 	bool started;		/* the server runs, the stop signals are blocked */
 	sigset_t old_mask;	/* the signal mask before exporter_start() */
-	char *listen_arg;
+	const char *listen_arg;	/* the option's ADDR:PORT */
 };
 
 static void explain_listen_failure(const char *listen_arg, int err)
@@ -186,14 +186,6 @@ static void read_program_stats(struct pts_exporter *ex)
 		ex->progs[i].run_time_ns = info.run_time_ns;
 		ex->progs[i].run_cnt = info.run_cnt;
 	}
-}
-
-static void exporter_free(struct pts_exporter *ex)
-{
-	if (ex->stats_fd >= 0)
-		close(ex->stats_fd);
-	free(ex->progs);
-	free(ex->prog_fds);
 }
 
 /* BTF lookups scan every type: done once here, not on each scrape */
@@ -550,17 +542,18 @@ static void block_stop_signals(sigset_t *old)
 	signal(SIGPIPE, SIG_IGN);	/* a scraper hanging up is no error */
 }
 
-int exporter_listen(struct pts_exporter **exp, const char *listen_arg)
+/* listen before attaching, so a taken port fails fast; 0 or the exit code */
+static int exporter_listen(struct pts_exporter **exp, const char *listen_arg)
 {
 	struct pts_exporter *ex;
 	int ret;
 
 	ex = calloc(1, sizeof(*ex));
-	if (!ex || !(ex->listen_arg = strdup(listen_arg))) {
-		free(ex);
+	if (!ex) {
 		fprintf(stderr, "ptscope: out of memory\n");
 		return 1;
 	}
+	ex->listen_arg = listen_arg;
 	ex->stats_fd = -1;
 	ex->g.listen_fd = -1;
 	ret = open_listener(listen_arg, &ex->g.listen_fd);
@@ -572,8 +565,9 @@ int exporter_listen(struct pts_exporter **exp, const char *listen_arg)
 	return 0;
 }
 
-int exporter_start(struct pts_exporter *ex, struct pts_session *s,
-		   bool verbose)
+/* serve @s's maps; blocks the stop signals until exporter_close() */
+static int exporter_start(struct pts_exporter *ex, struct pts_session *s,
+			  bool verbose)
 {
 	const union MHD_DaemonInfo *info;
 
@@ -622,8 +616,10 @@ void exporter_close(struct pts_exporter *ex)
 	gate_close(&ex->g);
 	if (ex->started)
 		sigprocmask(SIG_SETMASK, &ex->old_mask, NULL);
-	exporter_free(ex);
-	free(ex->listen_arg);
+	if (ex->stats_fd >= 0)
+		close(ex->stats_fd);
+	free(ex->progs);
+	free(ex->prog_fds);
 	free(ex);
 }
 

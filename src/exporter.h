@@ -11,19 +11,15 @@
 
 struct pts_exporter;
 
-/* Listen on ADDR:PORT before attaching, so a taken port fails fast.
- * 0, or the exit code (2: bad address) after saying why. */
-int exporter_listen(struct pts_exporter **ex, const char *listen_arg);
-/* Serve @s's maps; blocks the stop signals until exporter_close(). */
-int exporter_start(struct pts_exporter *ex, struct pts_session *s,
-		   bool verbose);
 /* Answer scrapes until CLOCK_MONOTONIC @deadline (0: none) or a stop
  * signal; 0, or 1 after saying why. */
 int exporter_serve(struct pts_exporter *ex, double deadline);
 void exporter_close(struct pts_exporter *ex);
-/* Listen (when @serve), attach the session, start serving: how export and
- * top --listen begin.  0 with *@ex set (NULL without @serve), or the exit
- * code after cleaning up and saying why. */
+/* Listen on opts->listen (when @serve; before attaching, so a taken port
+ * fails fast), attach the session, start serving: how export and top
+ * --listen begin.  The stop signals stay blocked outside exporter_serve()
+ * until exporter_close().  0 with *@ex set (NULL without @serve), or the
+ * exit code (2: bad address) after cleaning up and saying why. */
 int exporter_session_start(struct pts_session *s,
 			   const struct pts_options *opts, bool serve,
 			   struct pts_exporter **ex);

@@ -232,6 +232,12 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 			opts->opt_in[opts->nr_opt_in++] = m->name;
 		return 0;
 	case OPT_LISTEN:
+		/* the command word comes first, so it is known here */
+		if (opts->cmd != PTS_CMD_EXPORT && opts->cmd != PTS_CMD_TOP) {
+			snprintf(err, errlen, "--listen applies to export and "
+				 "top only (top --listen also serves /metrics)");
+			return 2;
+		}
 		if (!strchr(arg, ':'))
 			return bad_value("--listen", arg, "ADDR:PORT", err, errlen);
 		opts->listen = arg;
@@ -336,17 +342,7 @@ int options_parse(int argc, char **argv, struct pts_options *opts,
 	if (opts->cmd == PTS_CMD_HELP || opts->cmd == PTS_CMD_VERSION)
 		return 0;
 	if (opts->cmd == PTS_CMD_DIFF)
-		ret = parse_diff_args(argc, argv, opts, err, errlen);
-	if (ret)
-		return ret;
-	if (opts->listen_set && opts->cmd != PTS_CMD_EXPORT &&
-	    opts->cmd != PTS_CMD_TOP) {
-		snprintf(err, errlen, "--listen applies to export and top only "
-			 "(top --listen also serves /metrics)");
-		return 2;
-	}
-	if (opts->cmd == PTS_CMD_DIFF)
-		return 0;
+		return parse_diff_args(argc, argv, opts, err, errlen);
 	if (opts->cmd == PTS_CMD_STAT) {
 		if (optind >= argc) {
 			snprintf(err, errlen, "stat needs a command: "
