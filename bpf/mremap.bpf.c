@@ -43,6 +43,7 @@ struct mpt_walk {
 	__u8 iter_open;
 	__u8 iter_pud_calls;	/* 2: it went on to the PMD level */
 	__u8 iter_pud_none;	/* nothing mapped: extent skipped */
+	__u8 iter_pmd_none;	/* PUD present, PMD entry empty: skipped */
 	__u8 iter_hpmd_tried;
 	__u8 iter_hpmd_moved;
 	__u8 iter_pte_seen;
@@ -145,6 +146,17 @@ static __always_inline __u32 mremap_class(const struct mremap_start *s,
 	return PTS_MREMAP_PTE;
 }
 
+static __always_inline __u32 levels_source(void)
+{
+	if (!(cfg.flags & PTS_CFG_LEVELS))
+		return PTS_LEVELS_NONE;
+	if (cfg.flags & PTS_CFG_LEVEL_TPS)
+		return PTS_LEVELS_TPS;
+	if (!(cfg.flags & PTS_CFG_PTE_MARKER))
+		return PTS_LEVELS_MARKERS_NO_PTES;
+	return PTS_LEVELS_MARKERS;
+}
+
 static __always_inline void mremap_event(const struct mremap_start *s,
 					 long ret, __u32 class, __u64 delta)
 {
@@ -159,7 +171,7 @@ static __always_inline void mremap_event(const struct mremap_start *s,
 	ev->mremap.flags = s->flags;
 	ev->mremap.result = ret;
 	ev->mremap.class = class;
-	ev->mremap.has_levels = cfg.flags & PTS_CFG_LEVELS ? 1 : 0;
+	ev->mremap.has_levels = levels_source();
 	ev->mremap.levels = s->levels;
 	bpf_ringbuf_submit(ev, 0);
 }
@@ -281,6 +293,87 @@ static __always_inline __u64 extent_at(const struct mpt_walk *w, __u64 old,
 	return min3(old_next - old, w->old_end - old, new_next - new);
 }
 
+#if defined(__TARGET_ARCH_x86)
+/* PTE_PFN_MASK: bits 51..12 hold the next table's physical address */
+#define TABLE_PA_MASK(page_size)	0x000ffffffffff000ULL
+/* pmd_none() ignores Accessed and Dirty (_PAGE_KNL_ERRATUM_MASK) */
+#define PMD_NONE_IGNORED		0x60ULL
+#define PUD_IS_TABLE(v)			(((v) & 0x81) == 0x01)	/* present, !PSE */
+
+/* __va(): page_offset_base + pa (randomized with CONFIG_RANDOMIZE_MEMORY) */
+static __always_inline __u64 direct_map_va(__u64 pa, __u64 table_va)
+{
+	__u64 base;
+
+	if (bpf_probe_read_kernel(&base, sizeof(base), (void *)cfg.dmap_var))
+		return 0;
+	return base + pa;
+}
+#elif defined(__TARGET_ARCH_arm64)
+/* table descriptor: output address in bits 47..PAGE_SHIFT */
+#define TABLE_PA_MASK(page_size)	(0x0000ffffffffffffULL & ~((page_size) - 1))
+#define PMD_NONE_IGNORED		0ULL
+#define PUD_IS_TABLE(v)			(((v) & 0x3) == 0x3)
+
+/*
+ * The linear map starts at PAGE_OFFSET = -(1 << VA_BITS) and holds RAM in
+ * its lower half ([PAGE_OFFSET, PAGE_END), arch/arm64/include/asm/memory.h,
+ * 5.4+).  VA_BITS is a build option, so take the one under which @va, a
+ * page-table page and thus a linear map address, lies in that half.
+ */
+static __always_inline __u64 linear_map_start(__u64 va)
+{
+	static const __u8 va_bits[] = { 36, 39, 42, 47, 48, 52 };
+	__u64 start;
+	int i;
+
+	for (i = 0; i < sizeof(va_bits); i++) {
+		start = -(1ULL << va_bits[i]);
+		if (va >= start && va - start < (1ULL << (va_bits[i] - 1)))
+			return start;
+	}
+	return 0;
+}
+
+/* __phys_to_virt(): (pa - PHYS_OFFSET) | PAGE_OFFSET, PHYS_OFFSET = memstart_addr */
+static __always_inline __u64 direct_map_va(__u64 pa, __u64 table_va)
+{
+	__u64 page_offset = linear_map_start(table_va);
+	__s64 memstart;
+
+	if (!page_offset ||
+	    bpf_probe_read_kernel(&memstart, sizeof(memstart), (void *)cfg.dmap_var))
+		return 0;
+	return (pa - memstart) | page_offset;
+}
+#endif
+
+/*
+ * Is the PMD entry for @addr empty?  @pud is what get_old_pud() returned
+ * from inside get_old_pmd() (mm/mremap.c, 5.11+), which goes on with
+ * pmd_offset(pud, addr) and returns NULL on pmd_none(): the loop then
+ * skips the step without moving anything.  pmd_offset() is inline, so read
+ * the same entry through the direct map.  -1: could not tell.
+ */
+static __always_inline int pmd_entry_none(void *pud, __u64 addr)
+{
+	__u64 page_size = 1ULL << cfg.page_shift;
+	__u64 pmd_shift = cfg.page_shift * 2 - 3;
+	__u64 index, table, pud_val, pmd_val;
+
+	if (bpf_probe_read_kernel(&pud_val, sizeof(pud_val), pud) ||
+	    !PUD_IS_TABLE(pud_val))
+		return -1;
+	table = direct_map_va(pud_val & TABLE_PA_MASK(page_size), (__u64)pud);
+	if (!table)
+		return -1;
+	index = (addr >> pmd_shift) & (page_size / 8 - 1);
+	if (bpf_probe_read_kernel(&pmd_val, sizeof(pmd_val),
+				  (void *)(table + index * 8)))
+		return -1;
+	return (pmd_val & ~PMD_NONE_IGNORED) == 0;
+}
+
 /* The level breakdown of the mremap call this walk belongs to, if any. */
 static __always_inline struct pts_ev_levels *call_levels(void)
 {
@@ -291,6 +384,25 @@ static __always_inline struct pts_ev_levels *call_levels(void)
 		return NULL;
 	s = bpf_map_lookup_elem(&mremap_inflight, &tid);
 	return s ? &s->levels : NULL;
+}
+
+static __always_inline void count_empty(struct pts_ev_levels *lv)
+{
+	count_add(PTS_C_LV_EMPTY, 1);
+	if (lv)
+		lv->empty++;
+}
+
+static __always_inline void count_pte_extent(struct pts_ev_levels *lv,
+					     __u64 bytes, __u64 ptes)
+{
+	count_add(PTS_C_LV_PTE_EXTENTS, 1);
+	count_add(PTS_C_LV_PTE_BYTES, bytes);
+	if (lv) {
+		lv->pte_extents++;
+		lv->pte_bytes += bytes;
+		lv->ptes += ptes;
+	}
 }
 
 /*
@@ -314,7 +426,7 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 	pmd_possible = pmd_extent == cfg.pmd_size;
 	if (w->iter_pud_calls < 2) {
 		if (w->iter_pud_none) {
-			count_add(PTS_C_LV_EMPTY, 1);
+			count_empty(lv);
 		} else if (pud_possible) {
 			count_add(PTS_C_LV_PUD_MOVED, 1);
 			if (lv)
@@ -326,6 +438,10 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 		count_add(PTS_C_LV_PUD_FALLBACK, 1);
 		if (lv)
 			lv->fallbacks++;
+	}
+	if (w->iter_pmd_none) {
+		count_empty(lv);
+		goto reset;
 	}
 	if (w->iter_hpmd_tried) {
 		count_add(w->iter_hpmd_moved ? PTS_C_LV_HPMD_MOVED :
@@ -344,10 +460,7 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 			if (lv)
 				lv->pmd++;
 		} else {
-			count_add(PTS_C_LV_PTE_EXTENTS, 1);
-			count_add(PTS_C_LV_PTE_BYTES, pmd_extent);
-			if (lv)
-				lv->pte_extents++;
+			count_pte_extent(lv, pmd_extent, 0);
 		}
 		goto reset;
 	}
@@ -357,24 +470,20 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 			if (lv)
 				lv->fallbacks++;
 		}
-		count_add(PTS_C_LV_PTE_EXTENTS, 1);
-		count_add(PTS_C_LV_PTE_BYTES, pmd_extent);
+		count_pte_extent(lv, pmd_extent, w->iter_ptes);
 		count_add(PTS_C_LV_PTES, w->iter_ptes);
-		if (lv) {
-			lv->pte_extents++;
-			lv->ptes += w->iter_ptes;
-		}
 	} else if (pmd_possible && !w->iter_hpmd_tried) {
 		count_add(PTS_C_LV_PMD_MOVED, 1);
 		if (lv)
 			lv->pmd++;
 	} else {
-		count_add(PTS_C_LV_EMPTY, 1);
+		count_empty(lv);
 	}
 reset:
 	w->iter_open = 0;
 	w->iter_pud_calls = 0;
 	w->iter_pud_none = 0;
+	w->iter_pmd_none = 0;
 	w->iter_hpmd_tried = 0;
 	w->iter_hpmd_moved = 0;
 	w->iter_pte_seen = 0;
@@ -443,8 +552,13 @@ static __always_inline void marker_old_pud_ret(void *pud)
 {
 	struct mpt_walk *w = current_walk();
 
-	if (w && w->iter_open && w->iter_pud_calls == 1 && !pud)
+	if (!w || !w->iter_open)
+		return;
+	if (w->iter_pud_calls == 1 && !pud)
 		w->iter_pud_none = 1;
+	else if (w->iter_pud_calls == 2 && pud &&
+		 (cfg.flags & PTS_CFG_PMD_READ))
+		w->iter_pmd_none = pmd_entry_none(pud, w->iter_addr) == 1;
 }
 
 static __always_inline void marker_huge_pmd(bool done, bool moved)
@@ -769,6 +883,7 @@ int BPF_PROG(lv_tp_ptes, void *vma, unsigned long old_addr,
 		hist_add(PTS_H_PTE_MAX_BATCH, max_batch);
 	if (cfg.flags & PTS_CFG_EVENTS) {
 		s->levels.pte_extents++;
+		s->levels.pte_bytes += extent;
 		s->levels.ptes += ptes;
 	}
 	return 0;

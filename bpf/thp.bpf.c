@@ -252,7 +252,9 @@ static __always_inline void fault_exit(void)
 		order = ctx->order;
 		fault_alloc_seen(order, FAULT_ALLOC);
 		hist_add(PTS_H_FAULT_NS + order, latency);
-		fault_event(order, PTS_FAULT_RES_ALLOC, latency, ctx);
+		/* snoop shows hugepage faults: a small page only after a fallback */
+		if (order || ctx->fallbacks)
+			fault_event(order, PTS_FAULT_RES_ALLOC, latency, ctx);
 	}
 	bpf_map_delete_elem(&fault_inflight, &tid);
 }

@@ -17,6 +17,22 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * The direct map puts physical address pa at page_offset_base + pa on
+ * x86-64 (randomized with CONFIG_RANDOMIZE_MEMORY) and at
+ * (pa - memstart_addr) | PAGE_OFFSET on arm64 (memory.h).
+ */
+const char *caps_dmap_var_name(void)
+{
+#if defined(__x86_64__)
+	return "page_offset_base";
+#elif defined(__aarch64__)
+	return "memstart_addr";
+#else
+	return "";
+#endif
+}
+
 static int load_kallsyms(struct pts_caps *caps)
 {
 	size_t cap = 0;
@@ -29,6 +45,8 @@ static int load_kallsyms(struct pts_caps *caps)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
 			continue;
+		if (!strcmp(name, caps_dmap_var_name()))
+			caps->dmap_var = addr;	/* 0 when kptr_restrict hides it */
 		if (type != 't' && type != 'T')
 			continue;
 		if (caps->nr_ksyms == cap) {
@@ -389,6 +407,12 @@ int caps_check(void *ctx, const struct pts_req *req, char *why, size_t len)
 	case PTS_REQ_NOT_ARG0_STRUCT:
 	case PTS_REQ_NARGS:
 		return check_proto(caps, req, why, len);
+	case PTS_REQ_DIRECT_MAP:
+		if (caps->dmap_var)
+			return 0;
+		snprintf(why, len, "no address of %s in /proc/kallsyms: PMD "
+			 "entries cannot be read", caps_dmap_var_name());
+		return -ENOENT;
 	}
 	snprintf(why, len, "unknown requirement %d", req->kind);
 	return -EOPNOTSUPP;

@@ -24,6 +24,8 @@ struct pts_caps {
 	struct btf *btf;
 	char **ksyms;		/* sorted names from /proc/kallsyms */
 	size_t nr_ksyms;
+	/* page_offset_base (x86-64) or memstart_addr (arm64), 0: unknown */
+	unsigned long long dmap_var;
 	bool kprobe_pmu;
 	int config_kprobes;	/* 1: y, 0: not set, -1: unknown */
 	char tracefs[64];	/* where tracefs is mounted, "" if nowhere */
@@ -41,6 +43,8 @@ int caps_check(void *ctx, const struct pts_req *req, char *why, size_t len);
 
 bool caps_has_symbol(const struct pts_caps *caps, const char *name);
 /* first compiler clone "name.isra.0" / "name.constprop.0", or NULL */
+/* the kallsyms name of the variable that places the direct map */
+const char *caps_dmap_var_name(void);
 const char *caps_symbol_clone(const struct pts_caps *caps, const char *name);
 int caps_enum_value(const struct pts_caps *caps, const char *enumerator,
 		    long long *value);

@@ -36,6 +36,20 @@ int path_kind_parse(const char *name, enum pts_path_kind *kind)
 	return -1;
 }
 
+/*
+ * Why a marker candidate is inferred.  Before 6.5 nothing out of line sees
+ * the PTE table in move_ptes().  Without the direct map's base the markers
+ * cannot read the PMD entry that get_old_pmd() tests, so a step whose PMD
+ * is empty under a present PUD (a sparse region) looks like a PMD move.
+ */
+#define INFER_NO_PTE_HELPER \
+	"no out-of-line PTE helper in move_ptes (before 6.5): NORMAL_PMD and " \
+	"PTE extents from the geometry, PTE count unavailable"
+#define INFER_PMD_UNREAD \
+	"upper bound: empty PMD steps under a present PUD are counted as " \
+	"PMD moves (direct map base unknown, PMD entries unread)"
+#define INFER_NO_PTE_HELPER_AND_PMD_UNREAD \
+	INFER_NO_PTE_HELPER "; " INFER_PMD_UNREAD
 
 const struct pts_metric pts_catalog[] = {
 	{
@@ -143,7 +157,7 @@ const struct pts_metric pts_catalog[] = {
 	{
 		.name = "mremap.levels",
 		.desc = "entries moved per level: PUD, PMD, huge PMD, PTE",
-		.nr_cands = 6,
+		.nr_cands = 10,
 		.cands = {
 			{
 				.kind = PTS_PATH_PATCHED,
@@ -178,6 +192,81 @@ const struct pts_metric pts_catalog[] = {
 				.label = "fentry markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+]",
 				.exact = true,
 				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
+					     PTS_CFG_PMD_READ,
+				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
+					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
+					   "lv_fentry_split", "lv_fexit_pte_lock" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_DIRECT_MAP },
+					{ PTS_REQ_FENTRY, "get_old_pud" },
+					{ PTS_REQ_FENTRY, "move_huge_pmd" },
+					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
+					{ PTS_REQ_FENTRY, "__pte_offset_map_lock" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry markers get_old_pud, move_huge_pmd",
+				.exact = false,
+				.inferred_from = INFER_NO_PTE_HELPER,
+				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_LEVELS | PTS_CFG_PMD_READ,
+				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
+					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
+					   "lv_fentry_split" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_DIRECT_MAP },
+					{ PTS_REQ_FENTRY, "get_old_pud" },
+					{ PTS_REQ_FENTRY, "move_huge_pmd" },
+					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+]",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
+					     PTS_CFG_PMD_READ,
+				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
+					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
+					   "lv_kprobe_split", "lv_kretprobe_pte_lock" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_DIRECT_MAP },
+					{ PTS_REQ_KPROBE, "get_old_pud" },
+					{ PTS_REQ_KPROBE, "move_huge_pmd" },
+					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
+					{ PTS_REQ_KPROBE, "__pte_offset_map_lock" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe markers get_old_pud, move_huge_pmd",
+				.exact = false,
+				.inferred_from = INFER_NO_PTE_HELPER,
+				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_LEVELS | PTS_CFG_PMD_READ,
+				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
+					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
+					   "lv_kprobe_split" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_DIRECT_MAP },
+					{ PTS_REQ_KPROBE, "get_old_pud" },
+					{ PTS_REQ_KPROBE, "move_huge_pmd" },
+					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+], PMD entries unread",
+				.exact = false,
+				.inferred_from = INFER_PMD_UNREAD,
+				.obj = PTS_OBJ_MREMAP,
 				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS,
 				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
 					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
@@ -192,9 +281,9 @@ const struct pts_metric pts_catalog[] = {
 			},
 			{
 				.kind = PTS_PATH_FENTRY,
-				.label = "fentry markers get_old_pud, move_huge_pmd",
+				.label = "fentry markers get_old_pud, move_huge_pmd, PMD entries unread",
 				.exact = false,
-				.inferred_from = "no out-of-line PTE helper in move_ptes (before 6.5): NORMAL_PMD and PTE extents from the geometry, PTE count unavailable",
+				.inferred_from = INFER_NO_PTE_HELPER_AND_PMD_UNREAD,
 				.obj = PTS_OBJ_MREMAP,
 				.cfg_flags = PTS_CFG_LEVELS,
 				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
@@ -209,8 +298,9 @@ const struct pts_metric pts_catalog[] = {
 			},
 			{
 				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+]",
-				.exact = true,
+				.label = "kprobe markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+], PMD entries unread",
+				.exact = false,
+				.inferred_from = INFER_PMD_UNREAD,
 				.obj = PTS_OBJ_MREMAP,
 				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS,
 				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
@@ -226,9 +316,9 @@ const struct pts_metric pts_catalog[] = {
 			},
 			{
 				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe markers get_old_pud, move_huge_pmd",
+				.label = "kprobe markers get_old_pud, move_huge_pmd, PMD entries unread",
 				.exact = false,
-				.inferred_from = "no out-of-line PTE helper in move_ptes (before 6.5): NORMAL_PMD and PTE extents from the geometry, PTE count unavailable",
+				.inferred_from = INFER_NO_PTE_HELPER_AND_PMD_UNREAD,
 				.obj = PTS_OBJ_MREMAP,
 				.cfg_flags = PTS_CFG_LEVELS,
 				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",

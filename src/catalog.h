@@ -30,6 +30,7 @@ enum pts_req_kind {
 	PTS_REQ_NARGS,		/* FUNC has exactly <nargs> arguments */
 	PTS_REQ_METRIC_PATH,	/* metric <name> attached by the same kind */
 	PTS_REQ_METRIC,		/* metric <name> attached by any path */
+	PTS_REQ_DIRECT_MAP,	/* the direct map's base is known (kallsyms) */
 };
 
 struct pts_req {
@@ -48,7 +49,7 @@ enum pts_obj_id {
 
 #define PTS_MAX_PROGS	8
 #define PTS_MAX_REQS	6
-#define PTS_MAX_CANDS	8
+#define PTS_MAX_CANDS	10
 
 #define PTS_MAX_RETARGETS	3
 #define PTS_MAX_ALTS		3

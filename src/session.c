@@ -68,6 +68,8 @@ void session_build_config(const struct pts_caps *caps,
 	cfg->filter_tgid = (__u32)opts->pid;
 	cfg->filter_traced = follow_fork;
 	memcpy(cfg->filter_comm, opts->comm, PTS_COMM_LEN);
+	cfg->page_shift = (__u32)__builtin_ctzll(page_size);
+	cfg->dmap_var = caps->dmap_var;
 	cfg->pmd_size = page_size * entries;
 	cfg->pud_size = cfg->pmd_size * entries;
 	cfg->thp_gfp_mask = thp_gfp_mask(caps);

@@ -67,8 +67,16 @@ static json_object *mremap_event_json(const struct pts_event *ev)
 			       json_object_new_int(ev->mremap.levels.fallbacks));
 	json_object_object_add(lv, "pte_extents",
 			       json_object_new_int(ev->mremap.levels.pte_extents));
-	json_object_object_add(lv, "ptes",
-			       json_object_new_uint64(ev->mremap.levels.ptes));
+	/* before 6.5 nothing out of line sees the PTE table: no count */
+	if (ev->mremap.has_levels != PTS_LEVELS_MARKERS_NO_PTES)
+		json_object_object_add(lv, "ptes",
+				       json_object_new_uint64(ev->mremap.levels.ptes));
+	json_object_object_add(lv, "pte_bytes",
+			       json_object_new_uint64(ev->mremap.levels.pte_bytes));
+	/* no tracepoint sees a step with nothing to move */
+	if (ev->mremap.has_levels != PTS_LEVELS_TPS)
+		json_object_object_add(lv, "empty",
+				       json_object_new_int(ev->mremap.levels.empty));
 	json_object_object_add(o, "levels", lv);
 	return o;
 }
@@ -138,10 +146,14 @@ static void print_mremap(struct snoop_ctx *sc, const struct pts_event *ev)
 	else
 		fprintf(sc->out, "= 0x%llx", (unsigned long long)ev->mremap.result);
 	fprintf(sc->out, " class=%s", mremap_class_name(ev->mremap.class));
-	if (ev->mremap.has_levels)
-		fprintf(sc->out, " pud=%u pmd=%u hpmd=%u fallback=%u pte_ext=%u ptes=%llu",
-			lv->pud, lv->pmd, lv->huge_pmd, lv->fallbacks,
-			lv->pte_extents, (unsigned long long)lv->ptes);
+	if (!ev->mremap.has_levels)
+		return;
+	fprintf(sc->out, " pud=%u pmd=%u hpmd=%u fallback=%u pte_ext=%u",
+		lv->pud, lv->pmd, lv->huge_pmd, lv->fallbacks, lv->pte_extents);
+	if (ev->mremap.has_levels != PTS_LEVELS_MARKERS_NO_PTES)
+		fprintf(sc->out, " ptes=%llu", (unsigned long long)lv->ptes);
+	if (ev->mremap.has_levels != PTS_LEVELS_TPS)
+		fprintf(sc->out, " empty=%u", lv->empty);
 }
 
 static void print_fault(struct snoop_ctx *sc, const struct pts_event *ev)

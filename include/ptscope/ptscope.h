@@ -122,7 +122,14 @@ struct pts_config {
 	/* gfp bits that mark an anonymous THP/mTHP fault allocation */
 	__u64 thp_gfp_mask;
 	__u32 flags;			/* PTS_CFG_* */
-	__u32 pad;
+	__u32 page_shift;
+	/*
+	 * Kernel address of the variable that places the direct (linear)
+	 * map: page_offset_base on x86-64, memstart_addr on arm64 (from
+	 * kallsyms); 0 when unknown.  With it the level markers read the
+	 * PMD entry the kernel is about to test (PTS_CFG_PMD_READ).
+	 */
+	__u64 dmap_var;
 };
 
 /* the level markers include one that sees each PTE table (6.5+) */
@@ -141,6 +148,11 @@ struct pts_config {
 #define PTS_CFG_LEVEL_TPS	(1U << 4)
 /* the fault path is traced by the patched thp:anon_fault_alloc: no latency */
 #define PTS_CFG_FAULT_TP	(1U << 5)
+/*
+ * the level markers read each PMD entry through the direct map, so an
+ * empty PMD under a present PUD is an empty step, not a PMD move
+ */
+#define PTS_CFG_PMD_READ	(1U << 6)
 
 enum pts_event_type {
 	PTS_EV_MREMAP = 1,
@@ -154,8 +166,17 @@ struct pts_ev_levels {
 	__u32 huge_pmd;
 	__u32 fallbacks;	/* PUD, PMD or huge PMD attempts that fell back */
 	__u32 pte_extents;
-	__u32 pad;
+	__u32 empty;		/* steps with nothing to move (markers only) */
 	__u64 ptes;
+	__u64 pte_bytes;	/* bytes covered by the PTE extents */
+};
+
+/* where an event's level breakdown comes from */
+enum pts_levels_source {
+	PTS_LEVELS_NONE = 0,
+	PTS_LEVELS_MARKERS,	/* fentry/kprobe markers: empty steps known */
+	PTS_LEVELS_TPS,		/* patched tracepoints */
+	PTS_LEVELS_MARKERS_NO_PTES,	/* markers before 6.5: PTEs not counted */
 };
 
 enum pts_fault_result {
@@ -180,7 +201,7 @@ struct pts_event {
 			__u64 flags;
 			__s64 result;
 			__u32 class;	/* enum pts_mremap_class */
-			__u32 has_levels;
+			__u32 has_levels;	/* PTS_LEVELS_* */
 			struct pts_ev_levels levels;
 		} mremap;
 		struct {
