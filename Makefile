@@ -27,6 +27,7 @@ LIB_SRCS := src/hist.c src/catalog.c src/caps.c src/engine.c src/objects.c \
 LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope
 BENCH := $(OUT)/ptscope-bench
+CASES := $(OUT)/ptscope-cases
 
 # Debian packages ptscope needs to build, test and demo.
 DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
@@ -51,7 +52,7 @@ KERNEL_VARIANTS := patched batching fix
 .PHONY: all deps deps-static deps-vm deps-kernel static check unit-check \
 	host-check vm-check kernel kernel-check demo bench install clean
 
-all: $(PTSCOPE) $(BENCH)
+all: $(PTSCOPE) $(BENCH) $(CASES)
 
 deps:
 	@./tests/deps.sh $(DEPS_PKGS)
@@ -84,6 +85,11 @@ $(BENCH): bench/ptscope-bench.c
 	@mkdir -p $(OUT)
 	$(CC) -O2 -Wall -Wextra -o $@ $<
 
+# the seeded mremap case generator of the differential level test
+$(CASES): bench/mremap-cases.c
+	@mkdir -p $(OUT)
+	$(CC) -O2 -Wall -Wextra -o $@ $<
+
 # Static binaries for the qemu kernel matrix (x86_64 and aarch64).
 # Debian's libmicrohttpd.a needs GnuTLS and so p11-kit, which Debian ships
 # no static library of: a TLS-less one is built from Debian's source.
@@ -91,9 +97,10 @@ MHD_STATIC := $(OUT)/static/$(ARCH)/microhttpd
 STATIC_LIBS := -L$(MHD_STATIC)/lib -l:libmicrohttpd.a -l:libbpf.a -l:libelf.a \
 	-l:libz.a -l:libzstd.a -l:libjson-c.a -lm -lpthread
 static: deps-static
-	$(MAKE) $(OUT)/static/x86/ptscope $(OUT)/static/x86/ptscope-bench
+	$(MAKE) $(OUT)/static/x86/ptscope $(OUT)/static/x86/ptscope-bench \
+		$(OUT)/static/x86/ptscope-cases
 	$(MAKE) ARCH=arm64 CC=aarch64-linux-gnu-gcc $(OUT)/static/arm64/ptscope \
-		$(OUT)/static/arm64/ptscope-bench
+		$(OUT)/static/arm64/ptscope-bench $(OUT)/static/arm64/ptscope-cases
 
 $(MHD_STATIC)/lib/libmicrohttpd.a: tests/vm/build-microhttpd.sh
 	./tests/vm/build-microhttpd.sh $(ARCH) $(MHD_STATIC)
@@ -104,6 +111,10 @@ $(OUT)/static/$(ARCH)/ptscope: $(LIB_OBJS) $(OUT)/$(ARCH)/main.o \
 	$(CC) -static $(filter %.o,$^) -o $@ $(STATIC_LIBS)
 
 $(OUT)/static/$(ARCH)/ptscope-bench: bench/ptscope-bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -static -O2 -Wall -Wextra -o $@ $<
+
+$(OUT)/static/$(ARCH)/ptscope-cases: bench/mremap-cases.c
 	@mkdir -p $(dir $@)
 	$(CC) -static -O2 -Wall -Wextra -o $@ $<
 
@@ -136,7 +147,7 @@ check: deps-vm deps-kernel
 	$(MAKE) all $(UNIT_BINS)
 	$(MAKE) static
 	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh all $(UNIT_BINS) \
-		tests/host/test_*.sh tests/vm/test_matrix.sh \
+		tests/host/test_*.sh tests/vm/test_harness.sh tests/vm/test_matrix.sh \
 		kernel/check-patches.sh tests/vm/test_patched.sh
 
 demo: deps all
