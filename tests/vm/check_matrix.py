@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check what tests/vm/scenarios/mremap-matrix.sh printed in one VM.
 
-Usage: check_matrix.py KERNEL-LABEL CONSOLE-OUTPUT
+Usage: check_matrix.py KERNEL-LABEL CONSOLE-OUTPUT [LEVEL-CASES]
 
 Prints TAP lines ("ok N - ..." / "not ok N - ...").  Ground truth is the
 geometry of each scenario, derived by hand below from the move_page_tables()
@@ -12,6 +12,9 @@ to the nearest PMD boundary of either side.
 import json
 import re
 import sys
+
+import check_levels
+from taplib import comment, plan, run, tap, unit
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -48,16 +51,32 @@ SIZES = {"pud": GIB, "pmd": 16 * MIB, "huge_pmd": 16 * MIB, "pte": 1036 * KIB,
 CLASS = {"pud": "pud", "pmd": "pmd", "huge_pmd": "pmd", "pte": "pte",
          "off4k": "pte", "mixed": "pud", "split": "pte"}
 
-n = 0
-failures = 0
 
 
-def tap(good, text):
-    global n, failures
-    n += 1
-    if not good:
-        failures += 1
-    print(("ok" if good else "not ok") + " %d - %s" % (n, text))
+def older_than(label, version):
+    """label "6.1-arm64" -> whether its kernel predates VERSION (a tuple)"""
+    return tuple(int(x) for x in label.split("-")[0].split(".")) < version
+
+
+def has_pte_marker(label):
+    """__pte_offset_map_lock() sees each PTE table from 6.5"""
+    return not older_than(label, (6, 5))
+
+
+def has_mthp_stats(label):
+    """per-size hugepages-*kB/stats from 6.8"""
+    return not older_than(label, (6, 8))
+
+
+def realigns(label):
+    """move_page_tables() aligns down to a PMD boundary from 6.7"""
+    return not older_than(label, (6, 7))
+
+
+def level_keys(label):
+    """what a call's level breakdown has on this kernel"""
+    keys = check_levels.SHARED_KEYS
+    return keys if has_pte_marker(label) else tuple(k for k in keys if k != "ptes")
 
 
 def parse(path):
@@ -135,13 +154,17 @@ def check_scenario(label, mode, name, blocks):
         tap(False, "%s %s %s: levels or move_page_tables missing" % (label, mode, name))
         return
     want = dict(EXPECT[name])
-    exact_ptes = "ptes" in levels
-    if not exact_ptes:
-        # before 6.5 no helper sees the PTE table: the count is absent,
-        # never zero, and the metric says it is inferred
+    # before 6.5 no helper sees the PTE table: the count is absent, never
+    # zero, and the metric says it is inferred; from 6.5 the markers, with
+    # the PMD entries read through the direct map, are exact
+    status = "exact" if has_pte_marker(label) else "inferred"
+    if not has_pte_marker(label):
         want.pop("ptes", None)
-        tap(report["metrics"]["mremap.levels"]["status"] == "inferred",
-            "%s %s %s: no PTE count, levels marked inferred" % (label, mode, name))
+    tap(report["metrics"]["mremap.levels"]["status"] == status and
+        ("ptes" in levels) == has_pte_marker(label),
+        "%s %s %s: levels %s, PTE count %s" % (
+            label, mode, name, report["metrics"]["mremap.levels"]["status"],
+            "present" if "ptes" in levels else "absent"))
     got = {k: levels.get(k) for k in want}
     tap(got == want, "%s %s %s: levels %s" % (
         label, mode, name, got if got == want else "got %s want %s" % (got, want)))
@@ -174,24 +197,41 @@ def kernel(report, group, name):
     return report["kernel_counters"].get(group, {}).get(name)
 
 
+def kernel_equal_checks(label, vmstat_key):
+    return (1 if vmstat_key else 0) + (1 if has_mthp_stats(label) else 0)
+
+
 def check_kernel_equal(label, mode, name, report, order, field, vmstat_key, mthp_key):
-    """ptscope's per-order count must equal the kernel's counters."""
+    """ptscope's per-order count must equal the kernel's counters
+    (kernel_equal_checks() checks)."""
     got = order_row(report, order)[field]
-    want = kernel(report, "vmstat", vmstat_key) if vmstat_key else None
-    if want is not None:
+    if vmstat_key:
+        want = kernel(report, "vmstat", vmstat_key)
         tap(got == want, "%s %s %s: order %d %s %d = vmstat %s %s" % (
             label, mode, name, order, field, got, vmstat_key, want))
     size = "hugepages-%dkB" % (4 << order)
     want = kernel(report, size, mthp_key)
-    if "hugepages-2048kB" in report["kernel_counters"]:	# 6.8+ has mTHP stats
+    if has_mthp_stats(label):
         tap(got == want, "%s %s %s: order %d %s %d = %s/%s %s" % (
             label, mode, name, order, field, got, size, mthp_key, want))
 
 
-def check_faults(label, mode, blocks):
+def fault_names(label):
     names = ["fault_pmd", "fault_zero", "fault_charge"]
-    if not label.startswith("6.1-"):
+    if has_mthp_stats(label):
         names.insert(2, "fault_mthp")
+    return names
+
+
+def fault_checks(label, name):
+    """how many checks check_faults() makes for NAME"""
+    keq = kernel_equal_checks(label, "thp_fault_alloc")
+    return {"fault_pmd": 3 + keq, "fault_zero": 1,
+            "fault_mthp": 2 + kernel_equal_checks(label, None),
+            "fault_charge": 1 + 3 * keq}[name]
+
+
+def check_faults(label, mode, blocks, names):
     for name in names:
         key = ("stat", mode, name)
         if ("error", mode, name) in blocks or key not in blocks:
@@ -241,6 +281,10 @@ def check_faults(label, mode, blocks):
                                "thp_fault_fallback", "anon_fault_fallback")
             check_kernel_equal(label, mode, name, report, 9, "alloc",
                                "thp_fault_alloc", "anon_fault_alloc")
+
+
+def scenario_checks(name):
+    return 3 + (1 if name in ("huge_pmd", "split") else 0)
 
 
 def check_snoop(label, mode, blocks):
@@ -324,21 +368,61 @@ def check_top_scrape(label, mode, blocks):
         print("#   " + blocks.get(("scrape1", mode, "pmd3"), "no scrape")[:300])
 
 
+def mode_units(label, mode, cases):
+    """[(unit name, checks, function)] for one attach mode of one kernel"""
+    if mode not in expected_modes(label):
+        return [("%s %s probe" % (label, mode), 1,
+                 lambda b: check_probe(label, mode, b))]
+    units = [("%s %s probe" % (label, mode), 3,
+              lambda b: check_probe(label, mode, b))]
+    for name in fault_names(label):
+        units.append(("%s %s %s" % (label, mode, name), fault_checks(label, name),
+                      lambda b, name=name: check_faults(label, mode, b, [name])))
+    for name in EXPECT:
+        units.append(("%s %s %s" % (label, mode, name), scenario_checks(name),
+                      lambda b, name=name: check_scenario(label, mode, name, b)))
+    units += [
+        ("%s %s snoop" % (label, mode), 1, lambda b: check_snoop(label, mode, b)),
+        ("%s %s top" % (label, mode), 1, lambda b: check_top(label, mode, b)),
+        ("%s %s top --listen" % (label, mode), 1,
+         lambda b: check_top_scrape(label, mode, b)),
+    ] + level_units(label, mode, cases)
+    return units
+
+
+def level_units(label, mode, cases):
+    """the seeded mremap cases (check_levels.py) under MODE"""
+    keys = level_keys(label)
+    units = [
+        ("%s %s levels run" % (label, mode), 1,
+         lambda b: check_levels.check_run(label, mode, b, cases)),
+        ("%s %s levels geometry" % (label, mode), 1,
+         lambda b: check_levels.check_geometry(label, mode, b, realigns(label), keys)),
+        ("%s %s levels issue case" % (label, mode), 2,
+         lambda b: check_levels.check_issue_case(label, mode, b, True,
+                                                 has_pte_marker(label))),
+    ]
+    modes = expected_modes(label)
+    if mode == modes[-1] and len(modes) > 1:
+        units.append(("%s levels %s = %s" % (label, mode, modes[0]), 1,
+                      lambda b: check_levels.compare(label, modes[0], mode, b,
+                                                     keys + ("empty",))))
+    return units
+
+
 def main():
     label, path = sys.argv[1], sys.argv[2]
+    # ptscope-cases per mode; test_matrix.sh gives the guest the same
+    cases = int(sys.argv[3]) if len(sys.argv) > 3 else 100
+    units = [u for mode in ("fentry", "kprobe")
+             for u in mode_units(label, mode, cases)]
+    plan(1 + sum(checks for _, checks, _ in units))
     kernel, blocks = parse(path)
     tap(kernel is not None, "%s: booted %s" % (label, " ".join(kernel or ["?"])))
-    for mode in ("fentry", "kprobe"):
-        if not check_probe(label, mode, blocks):
-            continue
-        check_faults(label, mode, blocks)
-        for name in EXPECT:
-            check_scenario(label, mode, name, blocks)
-        check_snoop(label, mode, blocks)
-        check_top(label, mode, blocks)
-        check_top_scrape(label, mode, blocks)
-    return 1 if failures else 0
+    for name, checks, check in units:
+        with unit(name, checks):
+            check(blocks)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main)

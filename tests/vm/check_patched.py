@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check what tests/vm/scenarios/patched.sh printed on a kernel/build kernel.
 
-Usage: check_patched.py VARIANT CONSOLE-OUTPUT [SAVE-DIR]
+Usage: check_patched.py VARIANT CONSOLE-OUTPUT [SAVE-DIR [LEVEL-CASES]]
 
 VARIANT is patched, batching or fix (kernel/build).  Prints TAP lines.
 SAVE-DIR receives VARIANT.json, the lab_off4k recording, for ptscope diff.
@@ -23,7 +23,9 @@ import shutil
 import subprocess
 import sys
 
+import check_levels
 import check_matrix as cm
+from taplib import plan, run, tap, unit
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(TOP, "tests"))
@@ -37,12 +39,12 @@ LAB = {"lab_pte": (1036 * KIB // (4 * KIB), 1),
 
 def stat(blocks, mode, name):
     if ("error", mode, name) in blocks:
-        cm.tap(False, "%s %s: ptscope stat failed: %s" % (
+        tap(False, "%s %s: ptscope stat failed: %s" % (
             mode, name, blocks[("error", mode, name)][:300]))
         return None
     text = blocks.get(("stat", mode, name))
     if text is None:
-        cm.tap(False, "%s %s: no result" % (mode, name))
+        tap(False, "%s %s: no result" % (mode, name))
         return None
     return json.loads(text)
 
@@ -50,19 +52,21 @@ def stat(blocks, mode, name):
 def check_probe(variant, blocks):
     probe = json.loads(blocks.get(("probe", "auto", None), "null") or "null")
     if probe is None:
-        cm.tap(False, "%s: no probe output" % variant)
+        tap(False, "%s: no probe output" % variant)
         return
     m = probe["metrics"]
     for metric, path in (("mremap.levels", "patched"),
                          ("thp.fault_alloc", "patched"),
                          ("mremap.folio_lookups", "fentry")):
         got = (m[metric]["status"], m[metric].get("path"))
-        cm.tap(got == ("exact", path), "%s: %s %s by %s" % (
+        tap(got == ("exact", path), "%s: %s %s by %s" % (
             variant, metric, got, m[metric].get("probe", m[metric].get("reason"))))
 
 
-def check_lab(variant, blocks, save_dir):
-    for name, (ptes, extents) in LAB.items():
+def check_lab(variant, blocks, save_dir, names):
+    """4 checks per name"""
+    for name in names:
+        ptes, extents = LAB[name]
         report = stat(blocks, "auto", name)
         if report is None:
             continue
@@ -71,19 +75,19 @@ def check_lab(variant, blocks, save_dir):
         lookups = c.get("folio_lookups", {})
         want_lookups = ptes - extents if variant == "batching" else 0
         got = (lv.get("pte_extents"), lv.get("ptes"), lv.get("pte_batches"))
-        cm.tap(got == (extents, ptes, ptes),
+        tap(got == (extents, ptes, ptes),
                "%s %s: %s extents, PTEs, batches (want %s)" % (
                    variant, name, got, (extents, ptes, ptes)))
         maxb = lv.get("pte_max_batch", {})
-        cm.tap(maxb.get("count") == extents and maxb.get("sum") == extents,
+        tap(maxb.get("count") == extents and maxb.get("sum") == extents,
                "%s %s: every batch is one PTE (largest batch per extent: "
                "count %s, sum %s)" % (variant, name, maxb.get("count"),
                                       maxb.get("sum")))
-        cm.tap(lv.get("folio_lookups") == want_lookups,
+        tap(lv.get("folio_lookups") == want_lookups,
                "%s %s: move_ptes folio lookups %s, want %d" % (
                    variant, name, lv.get("folio_lookups"), want_lookups))
         lat = lookups.get("latency_ns", {})
-        cm.tap(lookups.get("calls") == want_lookups and
+        tap(lookups.get("calls") == want_lookups and
                lat.get("count") == want_lookups,
                "%s %s: fentry vm_normal_folio inside move_page_tables %s "
                "calls, %s timed, want %d" % (
@@ -104,17 +108,18 @@ def lab_timing(variant, blocks, save_dir):
     text = blocks.get(("bench", "none", "lab_off4k"), "")
     ns = sorted(int(w[3:]) for l in text.splitlines() for w in l.split()
                 if l.startswith("mremap ") and w.startswith("ns="))
-    cm.tap(len(ns) == 5, "%s lab_off4k without probes: 5 timed calls (%d)" % (
+    tap(len(ns) == 5, "%s lab_off4k without probes: 5 timed calls (%d)" % (
         variant, len(ns)))
     if ns and save_dir:
         with open(os.path.join(save_dir, variant + ".median_ns"), "w") as f:
             f.write("%d\n" % ns[len(ns) // 2])
 
 
-def check_same_levels(blocks):
+def check_same_levels(blocks, names):
     """The patched tracepoints and the fentry markers agree, and both
-    match the geometry (empty extents and splits only the markers see)."""
-    for name in cm.EXPECT:
+    match the geometry (empty extents and splits only the markers see).
+    3 checks per name."""
+    for name in names:
         reports = {mode: stat(blocks, mode, name) for mode in ("patched", "fentry")}
         if None in reports.values():
             continue
@@ -126,7 +131,7 @@ def check_same_levels(blocks):
             if mode == "patched":
                 want.pop("thp_splits", None)
             got = {k: (lv or {}).get(k) for k in want}
-            cm.tap(path == mode and got == want, "patched %s %s: levels by %s %s" % (
+            tap(path == mode and got == want, "patched %s %s: levels by %s %s" % (
                 mode, name, path, got if got == want else
                 "got %s want %s" % (got, want)))
             levels[mode] = lv or {}
@@ -134,36 +139,41 @@ def check_same_levels(blocks):
                   not isinstance(levels["patched"][k], dict)]
         diff = {k: (levels["patched"][k], levels["fentry"][k]) for k in shared
                 if levels["patched"][k] != levels["fentry"][k]}
-        cm.tap(shared and not diff, "patched %s: tracepoints = fentry markers on %d "
+        tap(shared and not diff, "patched %s: tracepoints = fentry markers on %d "
                "counts %s" % (name, len(shared), diff or ""))
 
 
-def check_faults(blocks):
-    """thp:anon_fault_alloc against the vmstat and mTHP stats."""
+FAULT_CHECKS = {"fault_pmd": 5, "fault_zero": 2, "fault_mthp": 2,
+                "fault_charge": 8}
+
+
+def check_faults(blocks, names):
+    """thp:anon_fault_alloc against the vmstat and mTHP stats
+    (FAULT_CHECKS per name)."""
     mode = "patched"
-    for name in ("fault_pmd", "fault_zero", "fault_mthp", "fault_charge"):
+    for name in names:
         report = stat(blocks, mode, name)
         if report is None:
             continue
         faults = report["counters"].get("hugepage_faults", {})
         path = report["metrics"]["thp.fault_alloc"].get("path")
-        cm.tap(path == "patched" and "huge_zero_page" in faults,
+        tap(path == "patched" and "huge_zero_page" in faults,
                "patched %s: faults by %s" % (name, path))
         pmd = cm.order_row(report, 9)
         if name == "fault_pmd":
-            cm.tap(pmd["alloc"] == 8, "patched %s: 8 PMD folios (%d)" % (name, pmd["alloc"]))
-            cm.check_kernel_equal("patched", mode, name, report, 9, "alloc",
+            tap(pmd["alloc"] == 8, "patched %s: 8 PMD folios (%d)" % (name, pmd["alloc"]))
+            cm.check_kernel_equal(LABEL, mode, name, report, 9, "alloc",
                                   "thp_fault_alloc", "anon_fault_alloc")
             small = cm.order_row(report, 0)
-            cm.tap(small["alloc"] > 0 and "latency_ns" not in small,
+            tap(small["alloc"] > 0 and "latency_ns" not in small,
                    "patched %s: %d order-0 faults, no latency on this path" % (
                        name, small["alloc"]))
         elif name == "fault_zero":
-            cm.tap(faults.get("huge_zero_page") == 4 and pmd["alloc"] == 0,
+            tap(faults.get("huge_zero_page") == 4 and pmd["alloc"] == 0,
                    "patched %s: 4 huge zero page faults (%s), no 2M folio" % (
                        name, faults.get("huge_zero_page")))
         elif name == "fault_mthp":
-            cm.check_kernel_equal("patched", mode, name, report, 4, "alloc", None,
+            cm.check_kernel_equal(LABEL, mode, name, report, 4, "alloc", None,
                                   "anon_fault_alloc")
         else:
             for field, vm, mthp in (
@@ -171,9 +181,9 @@ def check_faults(blocks):
                      "anon_fault_fallback_charge"),
                     ("fallback", "thp_fault_fallback", "anon_fault_fallback"),
                     ("alloc", "thp_fault_alloc", "anon_fault_alloc")):
-                cm.check_kernel_equal("patched", mode, name, report, 9, field,
+                cm.check_kernel_equal(LABEL, mode, name, report, 9, field,
                                       vm, mthp)
-            cm.tap(pmd["fallback_charge"] >= 1, "patched %s: %d charge fallbacks" % (
+            tap(pmd["fallback_charge"] >= 1, "patched %s: %d charge fallbacks" % (
                 name, pmd["fallback_charge"]))
 
 
@@ -183,7 +193,7 @@ def check_export(variant, blocks):
     and every metric the dashboard queries is on it."""
     page = blocks.get(("scrape", "auto", "lab_pte"))
     if not page or not page.startswith("# HELP"):
-        cm.tap(False, "%s export: no page: %s %s" % (
+        tap(False, "%s export: no page: %s %s" % (
             variant, (page or "")[:200],
             blocks.get(("exporterr", "auto", "lab_pte"), "")[-300:]))
         return
@@ -196,47 +206,93 @@ def check_export(variant, blocks):
              "ptscope_vm_normal_folio_duration_seconds_count")
     got = [cm.prom_value(samples, n) for n in names]
     want = [ptes, ptes, want_lookups, want_lookups, want_lookups]
-    cm.tap(got == want, "%s export: PTEs, batches, folio lookups, "
+    tap(got == want, "%s export: PTEs, batches, folio lookups, "
            "vm_normal_folio calls and timings %s (want %s)" % (
                variant, [None if g is None else int(g) for g in got], want))
     promtool = shutil.which("promtool")
     if not promtool:
-        cm.tap(False, "%s export: no promtool (Debian package prometheus)" % variant)
+        tap(False, "%s export: no promtool (Debian package prometheus)" % variant)
     else:
         # the console block lost the page's final newline
         r = subprocess.run([promtool, "check", "metrics"],
                            input=page.replace("\r", "") + "\n",
                            capture_output=True, text=True)
-        cm.tap(r.returncode == 0, "%s export: promtool check metrics %s" % (
+        tap(r.returncode == 0, "%s export: promtool check metrics %s" % (
             variant, (r.stdout + r.stderr).strip()[:300] or "accepts the page"))
     with open(os.path.join(TOP, "dashboards", "ptscope.json")) as f:
         dash = json.load(f)
     with open(os.path.join(TOP, "src", "prom.c")) as f:
         source = f.read()
     nr, notes, bad = check_dashboard.check(dash, page, source)
-    cm.tap(nr and not bad, "%s export: the dashboard's %d queries find their "
+    tap(nr and not bad, "%s export: the dashboard's %d queries find their "
            "metrics on the page%s" % (variant, nr,
                                       ", not: " + ", ".join(bad) if bad else ""))
     for n in notes:
         print("# " + n)
 
 
+LABEL = "6.12-patched"
+LEVEL_MODES = ("patched", "fentry", "kprobe")
+
+
+def level_units(cases):
+    """the differential level test: the tracepoints are the oracle"""
+    units = []
+    for mode in LEVEL_MODES:
+        markers = mode != "patched"
+        units += [
+            ("patched %s levels run" % mode, 1,
+             lambda b, m=mode: check_levels.check_run(LABEL, m, b, cases)),
+            ("patched %s levels geometry" % mode, 1,
+             lambda b, m=mode: check_levels.check_geometry(LABEL, m, b, True)),
+            ("patched %s levels issue case" % mode, 2,
+             lambda b, m=mode, k=markers: check_levels.check_issue_case(
+                 LABEL, m, b, k)),
+        ]
+    for mode in ("fentry", "kprobe"):
+        units.append(("patched levels %s = patched" % mode, 1,
+                      lambda b, m=mode: check_levels.compare(LABEL, "patched", m, b)))
+    units.append(("patched levels kprobe = fentry", 1,
+                  lambda b: check_levels.compare(
+                      LABEL, "fentry", "kprobe", b,
+                      check_levels.SHARED_KEYS + ("empty",))))
+    return units
+
+
+def variant_units(variant, save_dir, cases):
+    units = [
+        ("%s probe" % variant, 3, lambda b: check_probe(variant, b)),
+        ("%s lab timing" % variant, 1, lambda b: lab_timing(variant, b, save_dir)),
+    ]
+    for name in LAB:
+        units.append(("%s %s" % (variant, name), 4,
+                      lambda b, n=name: check_lab(variant, b, save_dir, [n])))
+    units.append(("%s export" % variant, 3, lambda b: check_export(variant, b)))
+    if variant != "patched":
+        return units
+    for name in cm.EXPECT:
+        units.append(("patched %s" % name, 3,
+                      lambda b, n=name: check_same_levels(b, [n])))
+    for name in FAULT_CHECKS:
+        units.append(("patched %s" % name, FAULT_CHECKS[name],
+                      lambda b, n=name: check_faults(b, [n])))
+    return units + level_units(cases)
+
+
 def main():
     variant, path = sys.argv[1], sys.argv[2]
     save_dir = sys.argv[3] if len(sys.argv) > 3 else None
+    cases = int(sys.argv[4]) if len(sys.argv) > 4 else 300
+    units = variant_units(variant, save_dir, cases)
+    plan(1 + sum(checks for _, checks, _ in units))
     kernel, blocks = cm.parse(path)
     release = kernel[0] if kernel else "?"
-    cm.tap(release.endswith("-ptscope-" + variant),
-           "%s: booted %s" % (variant, release))
-    check_probe(variant, blocks)
-    lab_timing(variant, blocks, save_dir)
-    check_lab(variant, blocks, save_dir)
-    check_export(variant, blocks)
-    if variant == "patched":
-        check_same_levels(blocks)
-        check_faults(blocks)
-    return 1 if cm.failures else 0
+    tap(release.endswith("-ptscope-" + variant),
+        "%s: booted %s" % (variant, release))
+    for name, checks, check in units:
+        with unit(name, checks):
+            check(blocks)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main)

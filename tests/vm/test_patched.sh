@@ -15,6 +15,11 @@ bin=$top/build/static/x86
 work=$(mktemp -d /tmp/ptscope-patched.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 . "$here/tap.sh"
+# the differential level test on the patched kernel (bench/mremap-cases.c):
+# a new seed each run, printed; LEVELS_SEED=... reproduces a failure
+seed=${LEVELS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+cases=${LEVELS_CASES:-300}
+echo "# levels: ptscope-cases --seed $seed --count $cases per mode"
 
 # boot_variant VARIANT: build or reuse its kernel, boot it, check the output
 boot_variant() {
@@ -29,17 +34,18 @@ boot_variant() {
 	echo "# $v: kernel $(cat "$kdir/release") ready in $(( $(date +%s) - start )) s"
 	start=$(date +%s)
 	PTSCOPE_VM_KERNEL_DIR=$kdir PTSCOPE_VM_LOG="$work/$v.console" \
+	PTSCOPE_VM_APPEND="ptscope.seed=$seed ptscope.cases=$cases" \
 		"$here/boot.sh" 6.12 amd64 "$work/initrd.cpio.gz" "${VM_TIMEOUT:-1500}" \
 		>"$work/$v.out" 2>"$work/$v.err"
 	rc=$?
 	echo "# $v: $(( $(date +%s) - start )) s in the VM (boot.sh rc $rc)"
+	check_console "$v" "$work/$v.console"
 	if [ $rc -ne 0 ]; then
 		fail "$v: VM failed (rc $rc): $(tail -n 2 "$work/$v.err" | tr '\n' ' ')"
 		tail -n 20 "$work/$v.console" 2>/dev/null | sed 's/^/#   /'
 		return
 	fi
-	python3 "$here/check_patched.py" "$v" "$work/$v.out" "$work" >"$work/$v.tap"
-	renumber "$work/$v.tap"
+	run_checker "$v" python3 "$here/check_patched.py" "$v" "$work/$v.out" "$work" "$cases"
 }
 
 # The lab's regression in ptscope diff: lookups and their time are gone.
@@ -62,16 +68,18 @@ check_diff() {
 	else
 		fail "diff batching -> fix does not name the folio lookups as what changed"
 	fi
-	python3 - "$work/diff.json" >"$work/diff.tap" <<-'PY'
+	cat >"$work/diff_check.py" <<-'PY'
 	import json, sys
+	print("1..1")
 	rows = {r["metric"]: r for r in json.load(open(sys.argv[1]))["rows"]}
-	calls = rows.get("folio_lookups.calls", {})
+	calls = rows["folio_lookups.calls"]
 	want = (1 << 30) // 4096 - 1024
-	good = calls.get("base") == want and calls.get("new") == 0
-	print("%s 0 - diff row folio_lookups.calls %s -> %s (want %d -> 0)" % (
-	    "ok" if good else "not ok", calls.get("base"), calls.get("new"), want))
+	good = calls["base"] == want and calls["new"] == 0
+	print("%s 1 - diff row folio_lookups.calls %s -> %s (want %d -> 0)" % (
+	    "ok" if good else "not ok", calls["base"], calls["new"], want))
+	sys.exit(0 if good else 1)
 	PY
-	renumber "$work/diff.tap"
+	run_checker "diff batching -> fix" python3 "$work/diff_check.py" "$work/diff.json"
 	if [ -f "$work/batching.median_ns" ] && [ -f "$work/fix.median_ns" ]; then
 		awk -v b="$(cat "$work/batching.median_ns")" -v f="$(cat "$work/fix.median_ns")" \
 			'BEGIN { printf "# lab_off4k without probes, median of 5 calls: " \
@@ -83,7 +91,7 @@ check_diff() {
 if [ ! -x "$bin/ptscope" ] || [ ! -x "$top/build/ptscope" ]; then
 	fail "no ptscope binaries in $bin and $top/build (make all static)"
 elif ! "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" amd64 "$here/scenarios/patched.sh" \
-	"$bin/ptscope" "$bin/ptscope-bench" \
+	"$bin/ptscope" "$bin/ptscope-bench" "$bin/ptscope-cases" \
 	"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" >"$work/mkinitramfs.log" 2>&1; then
 	fail "initramfs: $(tail -n 1 "$work/mkinitramfs.log")"
 else

@@ -94,3 +94,36 @@ probe() {
 	# shellcheck disable=SC2086
 	ptscope probe --mode "$1" $extra >/tmp/probe.txt 2>&1
 }
+
+# cmdline_value KEY DEFAULT: ptscope.KEY=VALUE from the kernel command line
+cmdline_value() {
+	for word in $(cat /proc/cmdline); do
+		case $word in
+		"ptscope.$1="*) echo "${word#*=}"; return ;;
+		esac
+	done
+	echo "$2"
+}
+
+# levels_cases MODE: the seeded mremap cases (ptscope-cases) under one
+# ptscope snoop of MODE; the host compares the per-call level breakdowns
+# across modes and with the geometry (tests/vm/check_levels.py).  The seed
+# and the number of cases come from the kernel command line.
+levels_cases() {
+	seed=$(cmdline_value seed 1)
+	count=$(cmdline_value cases 300)
+	# shellcheck disable=SC2086
+	ptscope snoop --json --mode "$1" -c ptscope-cases $extra \
+		-o /tmp/snoop.json 2>/tmp/snoop.err &
+	spid=$!
+	wait_tracing /tmp/snoop.err
+	ptscope-cases --seed "$seed" --count "$count" >/tmp/cases.out 2>&1
+	echo "cases exit $?" >>/tmp/cases.out
+	sleep 1
+	kill -INT $spid
+	wait $spid
+	echo "snoop exit $?" >>/tmp/snoop.err
+	block cases "mode=$1 scenario=levels" /tmp/cases.out
+	block snoop "mode=$1 scenario=levels" /tmp/snoop.json
+	block snooperr "mode=$1 scenario=levels" /tmp/snoop.err
+}

@@ -9,6 +9,8 @@
 
 echo madvise >$THP/enabled
 echo madvise >$THP/defrag
+# MADV_HUGEPAGE on the shared (shmem) cases of ptscope-cases
+echo advise >$THP/shmem_enabled
 
 # three PMD-aligned 16 MiB moves seen by top (one JSON object per second)
 # and by the /metrics the same process serves, scraped before and after
@@ -54,4 +56,5 @@ for mode in fentry kprobe; do
 	mremap_scenarios
 	snoop_scenario
 	top_scenario
+	levels_cases "$mode"
 done

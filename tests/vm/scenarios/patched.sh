@@ -10,6 +10,8 @@
 
 echo madvise >$THP/enabled
 echo madvise >$THP/defrag
+# MADV_HUGEPAGE on the shared (shmem) cases of ptscope-cases
+echo advise >$THP/shmem_enabled
 
 echo "@@KERNEL $(uname -r) $(uname -m)"
 # the lab workload with no probes attached, for its own timing per call
@@ -46,5 +48,9 @@ case $(uname -r) in
 	done
 	mode=patched
 	fault_scenarios
+	# the differential level test: the tracepoints are the oracle
+	for mode in patched fentry kprobe; do
+		levels_cases "$mode"
+	done
 	;;
 esac

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""The differential level test: ptscope-cases under ptscope snoop.
+
+tests/vm/scenarios/lib.sh (levels_cases) runs the seeded mremap cases of
+bench/mremap-cases.c once per attach mode and prints, per mode, the
+generator's case lines and snoop's JSON events.  Each mremap call's level
+breakdown is compared case by case:
+
+- between modes: on the patched kernel the patched tracepoints
+  (mremap:move_pgt_entry, move_ptes) are the oracle for the fentry and
+  kprobe markers; on stock kernels fentry and kprobe must agree;
+- with the geometry, where it is exact: a fully written region without
+  THP (model() below replays the move_page_tables() loop of mm/mremap.c);
+- for cases 0 and 1 (issue 11's sparse region): 2 PMD moves, 512 empty
+  steps.
+
+Used by check_matrix.py and check_patched.py; each check_* function makes
+exactly the number of TAP checks its docstring names.
+"""
+import json
+import re
+
+from taplib import tap, comment
+
+# counters that both the tracepoints and the markers give per call
+SHARED_KEYS = ("pud", "pmd", "huge_pmd", "fallbacks", "pte_extents", "ptes",
+               "pte_bytes")
+SHOW_DISAGREEMENTS = 12
+
+
+def parse_cases(text):
+    """generator output -> (header, {src: case}, exit status or None)"""
+    header, cases, status = {}, {}, None
+    for line in text.splitlines():
+        if line.startswith("seed="):
+            header = dict(w.split("=", 1) for w in line.split())
+        elif line.startswith("case="):
+            c = dict(w.split("=", 1) for w in line.split())
+            for k in ("case", "len", "shared", "thp", "written"):
+                c[k] = int(c[k])
+            for k in ("src", "dst", "ret"):
+                c[k] = int(c[k], 16)
+            c["write"], c["write_arg"] = c["write"].split(":")
+            cases[c["src"]] = c
+        elif line.startswith("cases exit "):
+            status = int(line.split()[2])
+    return header, cases, status
+
+
+def parse_events(text):
+    """snoop --json lines -> {(addr, old_len): [mremap event]}"""
+    events = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        ev = json.loads(line)
+        if ev.get("type") != "mremap":
+            continue
+        m = ev["mremap"]
+        events.setdefault((m["addr"], m["old_len"]), []).append(m)
+    return events
+
+
+def snoop_summary(text):
+    """(exit status, events, dropped) from snoop's stderr, None if absent"""
+    status = re.search(r"snoop exit (\d+)", text)
+    counts = re.search(r"(\d+) events, (\d+) dropped", text)
+    return (int(status.group(1)) if status else None,
+            int(counts.group(1)) if counts else None,
+            int(counts.group(2)) if counts else None)
+
+
+def calls(blocks, mode):
+    """{case index: (case, levels or None)} for MODE, and the problems"""
+    problems = []
+    header, cases, status = parse_cases(
+        blocks.get(("cases", mode, "levels"), ""))
+    if status != 0:
+        problems.append("generator exit %s" % status)
+    try:
+        events = parse_events(blocks.get(("snoop", mode, "levels"), ""))
+    except ValueError as e:
+        problems.append("snoop JSON unreadable: %s" % e)
+        events = {}
+    out = {}
+    for src, c in cases.items():
+        evs = events.get((src, c["len"]), [])
+        if len(evs) != 1:
+            problems.append("case %d: %d events" % (c["case"], len(evs)))
+            out[c["case"]] = (c, None)
+        elif evs[0]["result"] != c["dst"] or "levels" not in evs[0]:
+            problems.append("case %d: result %#x, levels %s" % (
+                c["case"], evs[0]["result"], "levels" in evs[0]))
+            out[c["case"]] = (c, None)
+        else:
+            out[c["case"]] = (c, evs[0]["levels"])
+    return header, out, problems
+
+
+def check_run(label, mode, blocks, want_count):
+    """1 check: the generator ran every case and snoop saw each call once,
+    with nothing dropped."""
+    header, got, problems = calls(blocks, mode)
+    status, nr_events, dropped = snoop_summary(
+        blocks.get(("snooperr", mode, "levels"), ""))
+    if status != 0 or dropped != 0:
+        problems.append("snoop exit %s, %s dropped" % (status, dropped))
+    if len(got) != want_count:
+        problems.append("%d cases, want %d" % (len(got), want_count))
+    tap(not problems, "%s %s levels cases: seed %s, %d cases, %s events, "
+        "%s dropped%s" % (label, mode, header.get("seed"), len(got), nr_events,
+                          dropped, "; " + "; ".join(problems[:5]) if problems
+                          else ""))
+
+
+def compare(label, oracle, mode, blocks, keys=SHARED_KEYS):
+    """1 check: MODE gives ORACLE's level counts in every case."""
+    _, want, _ = calls(blocks, oracle)
+    _, got, _ = calls(blocks, mode)
+    agree, differ = 0, []
+    for i in sorted(want):
+        w, g = want[i][1], got.get(i, (None, None))[1]
+        if w is None or g is None:
+            differ.append((i, "missing", w is None, g is None))
+            continue
+        d = {k: (w.get(k), g.get(k)) for k in keys if w.get(k) != g.get(k)}
+        if d:
+            differ.append((i, want[i][0], d))
+        else:
+            agree += 1
+    tap(want and not differ, "%s %s = %s levels in %d of %d cases (%s)" % (
+        label, mode, oracle, agree, len(want), ", ".join(keys)))
+    for d in differ[:SHOW_DISAGREEMENTS]:
+        comment("  case %s: %s" % (d[0], d[1:]))
+
+
+def model(c, geo, realign):
+    """Level counts of moving a fully written region without THP: the
+    move_page_tables() loop (mm/mremap.c, 5.11+) with HAVE_MOVE_PUD and
+    HAVE_MOVE_PMD, and from 6.7 try_realign_addr() to the PMD boundary
+    below when source and destination are equally misaligned and nothing
+    is mapped beneath them (true for every case: own slots)."""
+    page, pmd, pud = geo
+    old, new, end = c["src"], c["dst"], c["src"] + c["len"]
+    off = old & (pmd - 1)
+    if realign and off and off == new & (pmd - 1) and c["len"] >= pmd - off:
+        old, new = old - off, new - off
+    lv = dict(pud=0, pmd=0, huge_pmd=0, fallbacks=0, pte_extents=0, ptes=0,
+              pte_bytes=0)
+
+    def extent(entry):
+        return min(entry - (old & (entry - 1)), end - old,
+                   entry - (new & (entry - 1)))
+
+    while old < end:
+        ext = extent(pud)
+        if ext == pud:
+            lv["pud"] += 1
+        else:
+            ext = extent(pmd)
+            if ext == pmd:
+                lv["pmd"] += 1
+            else:
+                lv["pte_extents"] += 1
+                lv["pte_bytes"] += ext
+                lv["ptes"] += (min(old + ext, end) - max(old, c["src"])) // page
+        old += ext
+        new += ext
+    return lv
+
+
+def check_geometry(label, mode, blocks, realign, keys=SHARED_KEYS):
+    """1 check: every fully written case without THP gives the geometry's
+    counts (at least one such case must have run)."""
+    header, got, _ = calls(blocks, mode)
+    try:
+        geo = (int(header["page"]), int(header["pmd"]), int(header["pud"]))
+    except (KeyError, ValueError):
+        tap(False, "%s %s levels geometry: no generator header" % (label, mode))
+        return
+    checked, differ = 0, []
+    for i, (c, lv) in sorted(got.items()):
+        if c["write"] != "all" or c["thp"]:
+            continue
+        checked += 1
+        want = model(c, geo, realign)
+        d = {k: (want[k], (lv or {}).get(k)) for k in keys
+             if want[k] != (lv or {}).get(k)}
+        if d:
+            differ.append((i, c["src"], c["dst"], c["len"], d))
+    tap(checked and not differ, "%s %s levels = geometry in %d of %d fully "
+        "written cases without THP" % (label, mode, checked - len(differ),
+                                       checked))
+    for d in differ[:SHOW_DISAGREEMENTS]:
+        comment("  case %d src %#x dst %#x len %d: (want, got) %s" % d)
+
+
+def check_issue_case(label, mode, blocks, markers, ptes=True):
+    """2 checks: cases 0 and 1 (2 GiB, first 4 MiB written, destination
+    2 MiB past a PUD boundary) moved 2 PMD entries and nothing else; the
+    markers also saw 510 empty PMD steps and 2 empty PUD steps.  PTES:
+    whether the path counts PTEs (else the key must be absent)."""
+    _, got, _ = calls(blocks, mode)
+    for i in (0, 1):
+        c, lv = got.get(i, (None, None))
+        want = dict(pud=0, pmd=2, huge_pmd=0, fallbacks=0, pte_extents=0,
+                    ptes=0 if ptes else None)
+        if markers:
+            want["empty"] = 512
+        g = {k: (lv or {}).get(k) for k in want}
+        tap(g == want, "%s %s levels case %d (2 GiB %s, 4 MiB written): %s" % (
+            label, mode, i, "shared" if c and c["shared"] else "private",
+            g if g == want else "got %s want %s" % (g, want)))
