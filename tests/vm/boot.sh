@@ -24,6 +24,8 @@
 #                         on an x86_64 host with a usable /dev/kvm, else tcg.
 #                         Not the default: a /dev/kvm that exists can still be
 #                         broken, e.g. nested virtualisation without support)
+#   PTSCOPE_VM_TCG_THREAD single | multi: TCG's threading (default single for
+#                         amd64, multi for arm64; see below)
 #   PTSCOPE_VM_CPU        qemu -cpu value (default: max,-cx16 for amd64 under
 #                         TCG, max,pauth-impdef=on for arm64 under TCG, else max)
 #   PTSCOPE_VM_APPEND     extra kernel command line, e.g.
@@ -65,6 +67,14 @@ amd64)
 	# reliably.  Override with PTSCOPE_VM_CPU.
 	cpu=max
 	[ "$accel" = tcg ] && cpu=max,-cx16
+	# TCG: one host thread for all vCPUs.  x86 patches live kernel text
+	# (text_poke_bp(): int3, then the tail, then the first byte) while the
+	# other vCPUs run; under multi-threaded TCG on QEMU 7.2 a vCPU now and
+	# then executed a half-written 5-byte call ("Oops: int3" at
+	# __pte_offset_map_lock+0x5 as ptscope attached, once in
+	# sched_clock_cpu before userspace).  With thread=single every vCPU
+	# runs on one thread and sees each modification whole.
+	tcg_thread=${PTSCOPE_VM_TCG_THREAD:-single}
 	machine=(-M q35 -cpu "${PTSCOPE_VM_CPU:-$cpu}")
 	;;
 arm64)
@@ -74,11 +84,15 @@ arm64)
 	# under TCG; the implementation-defined one behaves the same for us.
 	cpu=max
 	[ "$accel" = tcg ] && cpu=max,pauth-impdef=on
+	tcg_thread=${PTSCOPE_VM_TCG_THREAD:-multi}
 	machine=(-M virt -cpu "${PTSCOPE_VM_CPU:-$cpu}")
 	;;
 *) echo "$prog: unknown ARCH '$arch' (want amd64 or arm64)" >&2; usage ;;
 esac
 case $accel in tcg | kvm) ;; *) die "PTSCOPE_VM_ACCEL must be tcg, kvm or auto (got '$accel')" ;; esac
+case $tcg_thread in single | multi) ;; *) die "PTSCOPE_VM_TCG_THREAD must be single or multi (got '$tcg_thread')" ;; esac
+accel_opt=$accel
+[ "$accel" = tcg ] && accel_opt=tcg,thread=$tcg_thread
 [ -f "$initramfs" ] || die "initramfs '$initramfs' not found (build it with mkinitramfs.sh)"
 # Catch an initramfs built for the other ARCH (its init would just fail).
 case $arch in amd64) want_machine=62 ;; arm64) want_machine=183 ;; esac
@@ -116,7 +130,7 @@ qerr=$(mktemp "${TMPDIR:-/tmp}/ptscope-qemu.XXXXXX.err")
 
 cmdline="console=$console panic=-1 rdinit=/init${PTSCOPE_VM_APPEND:+ $PTSCOPE_VM_APPEND}"
 qemu_args=(
-	"${machine[@]}" -accel "$accel" -m "$mem" -smp "$smp"
+	"${machine[@]}" -accel "$accel_opt" -m "$mem" -smp "$smp"
 	-nodefaults -no-user-config -display none -no-reboot -monitor none
 	-chardev "file,id=con,path=${log//,/,,}" -serial chardev:con
 	-kernel "$kdir/vmlinuz" -initrd "$initramfs" -append "$cmdline"
@@ -132,7 +146,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'note "interrupted"; exit 1' INT TERM
 
-note "booting $release ($version-$arch, $accel, timeout ${timeout_s}s); console log: $log"
+note "booting $release ($version-$arch, $accel_opt, timeout ${timeout_s}s); console log: $log"
 start=$EPOCHREALTIME
 "$qemu" "${qemu_args[@]}" </dev/null >"$qerr" 2>&1 &
 qpid=$!
