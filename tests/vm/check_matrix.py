@@ -284,7 +284,7 @@ def check_faults(label, mode, blocks, names):
 
 
 def scenario_checks(name):
-    return 3 + (1 if name in ("huge_pmd", "split") else 0)
+    return 4 + (1 if name in ("huge_pmd", "split") else 0)
 
 
 def check_snoop(label, mode, blocks):
