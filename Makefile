@@ -49,7 +49,7 @@ KERNEL_VARIANTS := patched batching fix
 .SECONDARY:
 
 .PHONY: all deps deps-static deps-vm deps-kernel static check unit-check \
-	host-check vm-check kernel kernel-check demo bench install clean
+	host-check harness-check vm-check kernel kernel-check demo bench install clean
 
 all: $(PTSCOPE) $(BENCH)
 
@@ -117,6 +117,11 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 unit-check: deps $(UNIT_BINS)
 	@./tests/run.sh unit $(UNIT_BINS)
 
+# tests/run.sh itself: short, planless or dying runs must turn it red
+HARNESS_TESTS := tests/harness/test_run.sh
+harness-check:
+	@./tests/run.sh harness $(HARNESS_TESTS)
+
 host-check: deps all
 	@./tests/run.sh host tests/host/test_*.sh
 
@@ -135,7 +140,7 @@ kernel: deps-kernel
 check: deps-vm deps-kernel
 	$(MAKE) all $(UNIT_BINS)
 	$(MAKE) static
-	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh all $(UNIT_BINS) \
+	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh all $(HARNESS_TESTS) $(UNIT_BINS) \
 		tests/host/test_*.sh tests/vm/test_matrix.sh \
 		kernel/check-patches.sh tests/vm/test_patched.sh
 
