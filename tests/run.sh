@@ -64,9 +64,26 @@ count_tap() {
 	failed=$((failed + bad))
 }
 
-for t in "$@"; do
+# "--suite NAME VAR=VALUE..." between tests: the tests after it run as
+# suite NAME (logs NAME.TEST.log) with those variables in their
+# environment, so one run (and one summary) can repeat tests, e.g. with the
+# sanitizer build of ptscope.
+prefix=
+while [ $# -gt 0 ]; do
+	t=$1
+	shift
+	if [ "$t" = --suite ]; then
+		suite=$1
+		prefix=$1.
+		shift
+		while [ $# -gt 0 ] && [[ $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do
+			export "${1?}"
+			shift
+		done
+		continue
+	fi
 	name=$(basename "$t")
-	log="$logdir/$name.log"
+	log="$logdir/$prefix$name.log"
 	echo "# $suite: $name"
 	case "$t" in
 	*.sh)
