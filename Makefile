@@ -33,7 +33,10 @@ CASES := $(OUT)/ptscope-cases
 DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
 	zlib1g-dev libzstd-dev libjson-c-dev libcmocka-dev libmicrohttpd-dev strace \
 	prometheus curl \
-	python3
+	python3 \
+	libclang-rt-14-dev
+# (libclang-rt-14-dev: clang's ASan, UBSan and libFuzzer runtimes, for the
+# sanitizer and fuzz passes of make check)
 DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 \
 	libjson-c-dev:arm64 dpkg-dev xz-utils
@@ -50,7 +53,8 @@ KERNEL_VARIANTS := patched batching fix
 .SECONDARY:
 
 .PHONY: all deps deps-static deps-vm deps-kernel static check unit-check \
-	host-check vm-check kernel kernel-check demo bench install clean
+	host-check harness-check san san-check fuzz fuzz-build \
+	vm-check kernel kernel-check demo bench install clean
 
 all: $(PTSCOPE) $(BENCH) $(CASES)
 
@@ -128,6 +132,54 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 unit-check: deps $(UNIT_BINS)
 	@./tests/run.sh unit $(UNIT_BINS)
 
+# Sanitizer build: the unit tests and ptscope once more through clang's
+# AddressSanitizer and UndefinedBehaviorSanitizer, in $(SAN_OUT); make
+# check runs the unit and host tests again with them.  Any report ends the
+# process with exit code 86 and is also written under $(SAN_LOGS), which
+# tests/san/check_reports.sh turns into a failed test (a host test that
+# expects exit 1 would not notice the exit code alone).  LeakSanitizer
+# works as root here (it needs ptrace-like access to the process's own
+# threads, which this box allows), so leaks are reported too.
+SAN_OUT := $(OUT)/asan
+SAN_LOGS := $(SAN_OUT)/reports
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+SAN_CFLAGS := -O1 -g $(SAN_FLAGS) -std=gnu11 -Wall -Wextra \
+	-Wno-unused-parameter -Wno-missing-field-initializers -Iinclude \
+	-I$(BPF_OUT) -Isrc
+SAN_LIB_OBJS := $(patsubst src/%.c,$(SAN_OUT)/$(ARCH)/%.o,$(LIB_SRCS))
+SAN_PTSCOPE := $(SAN_OUT)/ptscope
+SAN_UNIT_BINS := $(patsubst %,$(SAN_OUT)/tests/%,$(UNIT_TESTS))
+SAN_ENV := ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1:log_path=$(abspath $(SAN_LOGS))/asan \
+	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1:log_path=$(abspath $(SAN_LOGS))/ubsan \
+	LSAN_OPTIONS=exitcode=86 PTSCOPE_SAN_LOGS=$(abspath $(SAN_LOGS))
+# tests/run.sh arguments: the sanitizer pass over unit and host tests
+SAN_RUN := --suite asan $(SAN_ENV) PTSCOPE=$(SAN_PTSCOPE) $(SAN_UNIT_BINS) \
+	tests/host/test_*.sh tests/san/check_reports.sh
+
+$(SAN_OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(wildcard src/*.h) include/ptscope/ptscope.h
+	@mkdir -p $(SAN_OUT)/$(ARCH)
+	$(CLANG) $(SAN_CFLAGS) -c $< -o $@
+
+$(SAN_PTSCOPE): $(SAN_LIB_OBJS) $(SAN_OUT)/$(ARCH)/main.o
+	$(CLANG) $(SAN_FLAGS) $^ -o $@ $(LDLIBS)
+
+$(SAN_OUT)/tests/%: tests/unit/%.c $(SAN_LIB_OBJS)
+	@mkdir -p $(SAN_OUT)/tests
+	$(CLANG) $(SAN_CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
+
+san: $(SAN_PTSCOPE) $(SAN_UNIT_BINS)
+
+# the sanitizer pass alone: unit tests, then the host tests with its ptscope
+san-check: deps san all
+	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
+	@./tests/run.sh asan $(SAN_RUN)
+
+# tests/run.sh itself: short, planless or dying runs must turn it red
+HARNESS_TESTS := tests/harness/test_run.sh tests/vm/test_harness.sh
+harness-check:
+	@./tests/run.sh harness $(HARNESS_TESTS)
+
 host-check: deps all
 	@./tests/run.sh host tests/host/test_*.sh
 
@@ -143,12 +195,45 @@ kernel-check: deps deps-vm deps-kernel all static
 kernel: deps-kernel
 	@for v in $(KERNEL_VARIANTS); do ./kernel/build $$v || exit 1; done
 
+# libFuzzer targets, tests/fuzz/NAME.c, each run for FUZZ_SECONDS over a
+# copy of its seed corpus tests/fuzz/corpus/NAME/ by tests/fuzz/run.sh,
+# which reports TAP ("ok N - fuzz_diff 20 s, X runs").  Add new targets
+# (fuzz_http for the HTTP path) to FUZZ_TARGETS.  The library sources are
+# built with coverage and sanitizers into $(FUZZ_OUT)/$(ARCH).
+FUZZ_TARGETS := fuzz_diff fuzz_options fuzz_listen
+FUZZ_SECONDS ?= 20
+FUZZ_OUT := $(OUT)/fuzz
+FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer -std=gnu11 -Wall \
+	-Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	-Iinclude -I$(BPF_OUT) -Isrc
+FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_OUT)/$(ARCH)/%.o,$(LIB_SRCS))
+FUZZ_BINS := $(patsubst %,$(FUZZ_OUT)/%,$(FUZZ_TARGETS))
+# tests/run.sh arguments: the fuzz pass
+FUZZ_RUN := --suite fuzz FUZZ_BIN=$(abspath $(FUZZ_OUT)) \
+	FUZZ_SECONDS=$(FUZZ_SECONDS) "FUZZ_TARGETS=$(FUZZ_TARGETS)" \
+	tests/fuzz/run.sh
+
+$(FUZZ_OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(wildcard src/*.h) include/ptscope/ptscope.h
+	@mkdir -p $(FUZZ_OUT)/$(ARCH)
+	$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_OUT)/%: tests/fuzz/%.c $(FUZZ_LIB_OBJS)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LDLIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: deps fuzz-build
+	@./tests/run.sh fuzz $(FUZZ_RUN)
+
 check: deps-vm deps-kernel
-	$(MAKE) all $(UNIT_BINS)
+	$(MAKE) all $(UNIT_BINS) san fuzz-build
 	$(MAKE) static
-	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh all $(UNIT_BINS) \
-		tests/host/test_*.sh tests/vm/test_harness.sh tests/vm/test_matrix.sh \
-		kernel/check-patches.sh tests/vm/test_patched.sh
+	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
+	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh all $(HARNESS_TESTS) $(UNIT_BINS) \
+		tests/host/test_*.sh tests/vm/test_matrix.sh \
+		kernel/check-patches.sh tests/vm/test_patched.sh \
+		$(SAN_RUN) $(FUZZ_RUN)
 
 demo: deps all
 	./bench/demo.sh

@@ -296,16 +296,28 @@ static int parse_diff_args(int argc, char **argv, struct pts_options *opts,
 			   char *err, size_t errlen)
 {
 	const char *files[2];
-	int nr_files = 0, ret;
+	int nr_files = 0, ret, next;
+	bool options_done = false;
 
 	while (optind < argc) {
 		if (nr_files < 2)
 			files[nr_files] = argv[optind];
 		nr_files++;
-		optind++;
+		next = ++optind;
+		if (options_done)
+			continue;
 		ret = parse_option_run(argc, argv, opts, err, errlen);
 		if (ret)
 			return ret;
+		/*
+		 * After a "--", glibc's getopt sends optind back to the first
+		 * argument after it on every call: the rest are files (this
+		 * looped forever on "diff A -- B").
+		 */
+		if (optind < next) {
+			optind = next;
+			options_done = true;
+		}
 	}
 	if (nr_files != 2) {
 		snprintf(err, errlen, "diff needs two recordings: "

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run test programs and scripts, count their test cases, and end with
 # "N passed, N failed".  cmocka binaries report "[       OK ]" per case;
-# scripts speak TAP ("ok N - ...", "not ok N - ...").
+# scripts speak TAP ("ok N - ...", "not ok N - ...", a plan "1..N").
+# tests/harness/test_run.sh proves that short or dying runs turn it red.
 set -u
 suite=$1
 shift
@@ -10,32 +11,79 @@ failed=0
 logdir=${PTSCOPE_TEST_LOGS:-build/test-logs}
 mkdir -p "$logdir"
 
+# cmocka: every group prints "Running N test(s)" and one "[       OK ]" per
+# passing case.  Fewer OKs than announced, no announcement at all, or a
+# non-zero exit (a crash, an abort) is a failure.
 count_cmocka() {
 	local log=$1 rc=$2 total ok
-	total=$(sed -n 's/^\[==========\] Running \([0-9]*\) test(s)\./\1/p' "$log" | head -n1)
+	total=$(sed -n 's/^\[==========\] Running \([0-9]*\) test(s)\./\1/p' "$log" |
+		awk '{ s += $1; n++ } END { if (n) print s }')
 	ok=$(grep -c '^\[       OK \]' "$log")
-	[ -n "$total" ] || total=$((ok + 1))	# crashed before starting
-	[ "$rc" -eq 0 ] || [ "$ok" -lt "$total" ] || total=$((ok + 1))
+	if [ -z "$total" ]; then
+		total=$((ok + 1))	# crashed before starting
+		echo "not ok - $(basename "$log" .log) ran no cmocka group"
+	elif [ "$ok" -gt "$total" ]; then
+		echo "not ok - $(basename "$log" .log): $ok OKs for $total announced"
+		total=$((ok + 1))
+	elif [ "$rc" -ne 0 ] && [ "$ok" -eq "$total" ]; then
+		total=$((ok + 1))
+		echo "not ok - $(basename "$log" .log) exited $rc"
+	fi
 	passed=$((passed + ok))
 	failed=$((failed + total - ok))
 }
 
+# TAP: "ok" and "not ok" lines and one plan "1..N", first or last.  An
+# "ok ... # SKIP" checked nothing and counts as a failure.  No plan, a plan
+# that is not the number of results, or a non-zero exit is one more failure.
 count_tap() {
-	local log=$1 rc=$2 ok bad
+	local log=$1 rc=$2 ok bad skip plan plans results why=
 	ok=$(grep -c '^ok ' "$log")
 	bad=$(grep -c '^not ok ' "$log")
-	# a script that died without saying why still counts as a failure
-	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
-		bad=1
-		echo "not ok - $(basename "$log" .log) exited $rc"
+	skip=$(grep -ciE '^ok [^#]*# *skip' "$log")
+	plans=$(grep -cE '^1\.\.[0-9]+$' "$log")
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log" | head -n1)
+	results=$((ok + bad))
+	if [ "$plans" -ne 1 ]; then
+		why="$plans plans"
+	elif [ "$plan" -ne "$results" ]; then
+		why="plan 1..$plan but $results results"
+	elif [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		why="exited $rc"
+	fi
+	if [ "$skip" -gt 0 ]; then
+		echo "not ok - $(basename "$log" .log): $skip skipped (a skip is not a pass)"
+		ok=$((ok - skip))
+		bad=$((bad + skip))
+	fi
+	if [ -n "$why" ]; then
+		echo "not ok - $(basename "$log" .log): $why"
+		bad=$((bad + 1))
 	fi
 	passed=$((passed + ok))
 	failed=$((failed + bad))
 }
 
-for t in "$@"; do
+# "--suite NAME VAR=VALUE..." between tests: the tests after it run as
+# suite NAME (logs NAME.TEST.log) with those variables in their
+# environment, so one run (and one summary) can repeat tests, e.g. with the
+# sanitizer build of ptscope.
+prefix=
+while [ $# -gt 0 ]; do
+	t=$1
+	shift
+	if [ "$t" = --suite ]; then
+		suite=$1
+		prefix=$1.
+		shift
+		while [ $# -gt 0 ] && [[ $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do
+			export "${1?}"
+			shift
+		done
+		continue
+	fi
 	name=$(basename "$t")
-	log="$logdir/$name.log"
+	log="$logdir/$prefix$name.log"
 	echo "# $suite: $name"
 	case "$t" in
 	*.sh)

@@ -20,13 +20,28 @@ not_ok() {
 	echo "not ok $tap_n - $*"
 }
 
-# check_eq NAME WANT GOT
+# check_eq NAME WANT GOT: an empty WANT or GOT is a missing witness (a
+# failed json call, an absent series), never a match
 check_eq() {
-	if [ "$2" = "$3" ]; then
+	if [ -z "$2" ] || [ -z "$3" ]; then
+		not_ok "$1: want '$2', got '$3': a witness is missing"
+	elif [ "$2" = "$3" ]; then
 		ok "$1 = $3"
 	else
 		not_ok "$1: want $2, got $3"
 	fi
+}
+
+# minus A B: A - B when both are integers, else nothing (bash arithmetic
+# would read a missing value or a word as 0)
+minus() {
+	[[ $1 =~ ^-?[0-9]+$ && $2 =~ ^-?[0-9]+$ ]] && echo $(($1 - $2))
+}
+
+# attached FILE METRIC: "yes" when the recording has METRIC attached; a
+# zero count of an unattached metric proves nothing
+attached() {
+	json "$1" "'yes' if d['metrics']['$2']['status'] != 'unavailable' else 'no: ' + d['metrics']['$2'].get('reason', '')"
 }
 
 # json FILE EXPR: evaluate a Python expression over the document "d"

@@ -55,8 +55,15 @@ if [ -z "${PTSCOPE_KERNEL_HAS_FENTRY:-}" ]; then
 	fi
 fi
 
+# link_count: BPF links on the box; nothing (a failed check) when bpftool
+# cannot list them, so "0 before, 0 after" is never a pass by default
 link_count() {
-	bpftool link show 2>/dev/null | grep -c '^[0-9]*:'
+	local out
+	out=$(bpftool link show 2>"$TMP/bpftool.err") || {
+		echo "# bpftool link show failed: $(head -n1 "$TMP/bpftool.err")" >&2
+		return 1
+	}
+	grep -c '^[0-9]*:' <<<"$out"
 }
 
 # wait_tracing PID ERRFILE: until ptscope reports it is tracing
@@ -82,10 +89,19 @@ if wait_tracing $pid "$TMP/top.err"; then
 	wait $pid
 	rc=$?
 	check_eq "top: exit code after Ctrl-C" 0 "$rc"
-	check_eq "top: links attached while tracing > before" yes \
-		"$([ "$during" -gt "$before" ] && echo yes || echo "no ($before -> $during)")"
-	check_eq "top: no BPF link left after Ctrl-C" "$before" "$(link_count)"
-	check_eq "top: no screen control codes off a tty" 0 "$(grep -c $'\033' "$TMP/top.out")"
+	# the witness: bpftool saw top's links appear
+	if [[ $before =~ ^[0-9]+$ && $during =~ ^[0-9]+$ ]] &&
+	   [ "$during" -gt "$before" ]; then
+		ok "top: links attached while tracing > before ($before -> $during)"
+		check_eq "top: no BPF link left after Ctrl-C" "$before" "$(link_count)"
+	else
+		not_ok "top: links while tracing: '$before' -> '$during', so no witness for the Ctrl-C detach"
+	fi
+	if [ -s "$TMP/top.out" ]; then
+		check_eq "top: no screen control codes off a tty" 0 "$(grep -c $'\033' "$TMP/top.out")"
+	else
+		not_ok "top: no screen control codes off a tty: top printed nothing"
+	fi
 	check_eq "top: saw the bench's pmd moves" 4 \
 		"$(awk '$2 == "ptscope-bench" { s += $5 } END { print s + 0 }' "$TMP/top.out")"
 else

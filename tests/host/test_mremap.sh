@@ -90,11 +90,20 @@ fi
 
 # strace as a second witness; -c keeps strace's own calls out
 if command -v strace >/dev/null; then
+	# the recording holds strace's exit status, strace exits with the
+	# bench's: a strace that could not trace must not make "0 = 0" a pass
 	"$PTSCOPE" stat --json -c ptscope-bench -o "$TMP/strace.json" -- \
 		strace -f -qq -e trace=mremap -e signal=none -o "$TMP/strace.txt" \
-		"$BENCH" grow --start 64K --step 64K --count 50 >/dev/null 2>&1
-	check_eq "strace count = ptscope count" "$(grep -c 'mremap(' "$TMP/strace.txt")" \
-		"$(json "$TMP/strace.json" "d['counters']['mremap']['calls']")"
+		"$BENCH" grow --start 64K --step 64K --count 50 >/dev/null 2>"$TMP/strace.err"
+	rc="$? $(json "$TMP/strace.json" "d['run']['exit_status']" 2>/dev/null)"
+	if [ "$rc" = "0 0" ] && [ -s "$TMP/strace.txt" ]; then
+		n=$(grep -c 'mremap(' "$TMP/strace.txt")
+		check_eq "strace saw the bench's 50 mremap calls" 50 "$n"
+		check_eq "strace count = ptscope count" "$n" \
+			"$(json "$TMP/strace.json" "d['counters']['mremap']['calls']")"
+	else
+		not_ok "strace under ptscope stat: exit (ptscope, strace) $rc, $(wc -l <"$TMP/strace.txt" 2>/dev/null || echo no) trace lines: $(head -c 200 "$TMP/strace.err")"
+	fi
 else
 	not_ok "strace not installed (make deps installs it)"
 fi
@@ -108,6 +117,7 @@ fi
 
 # a comm filter that matches nothing
 if "$PTSCOPE" stat --json -c no-such-comm -o "$TMP/none.json" -- "$BENCH" mremap --size 16M --align pmd --count 2 >/dev/null 2>&1; then
+	check_eq "-c no-such-comm: mremap.calls attached" yes "$(attached "$TMP/none.json" mremap.calls)"
 	check_eq "-c no-such-comm: calls" 0 "$(json "$TMP/none.json" "d['counters']['mremap']['calls']")"
 else
 	not_ok "ptscope stat -c no-such-comm"

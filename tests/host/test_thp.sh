@@ -35,7 +35,7 @@ stat_of() {	# stat_of SIZE_KB NAME
 	cat "$THP/hugepages-$1kB/stats/$2"
 }
 
-vmstat_of() {
+vmstat_of() {	# nothing when /proc/vmstat lacks the key
 	awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat
 }
 
@@ -55,17 +55,17 @@ if stat_json "$TMP/thp.json" sh -c "$BENCH fault --size 4M --count 3 --thp alway
 	got4=$(order_count "$TMP/thp.json" 4 alloc)
 	got9=$(order_count "$TMP/thp.json" 9 alloc)
 	check_eq "order 9 allocs = hugepages-2048kB anon_fault_alloc delta" \
-		$(($(stat_of 2048 anon_fault_alloc) - a2m)) "$got9"
+		"$(minus "$(stat_of 2048 anon_fault_alloc)" "$a2m")" "$got9"
 	check_eq "order 4 allocs = hugepages-64kB anon_fault_alloc delta" \
-		$(($(stat_of 64 anon_fault_alloc) - a64)) "$got4"
+		"$(minus "$(stat_of 64 anon_fault_alloc)" "$a64")" "$got4"
 	check_eq "order 9 allocs = /proc/vmstat thp_fault_alloc delta" \
-		$(($(vmstat_of thp_fault_alloc) - vm_alloc)) "$got9"
+		"$(minus "$(vmstat_of thp_fault_alloc)" "$vm_alloc")" "$got9"
 	check_eq "order 9 allocs = geometry (3 x 4M)" 6 "$got9"
 	check_eq "order 4 allocs = geometry (5 x 1M / 64K)" 80 "$got4"
 	check_eq "order 4 fallbacks = hugepages-64kB anon_fault_fallback delta" \
-		$(($(stat_of 64 anon_fault_fallback) - f64)) "$(order_count "$TMP/thp.json" 4 fallback)"
+		"$(minus "$(stat_of 64 anon_fault_fallback)" "$f64")" "$(order_count "$TMP/thp.json" 4 fallback)"
 	check_eq "order 9 fallbacks = hugepages-2048kB anon_fault_fallback delta" \
-		$(($(stat_of 2048 anon_fault_fallback) - f2m)) "$(order_count "$TMP/thp.json" 9 fallback)"
+		"$(minus "$(stat_of 2048 anon_fault_fallback)" "$f2m")" "$(order_count "$TMP/thp.json" 9 fallback)"
 	check_eq "no other orders" 0 \
 		"$(json "$TMP/thp.json" "sum(o['alloc'] for o in d['counters']['hugepage_faults']['orders'] if o['order'] not in (4, 9))")"
 	check_eq "the bench saw 2M folios (AnonHugePages kB)" $((3 * 4096)) \
@@ -87,6 +87,8 @@ if stat_json "$TMP/collapse.json" "$BENCH" collapse --size 8M --count 2; then
 		"$(json "$TMP/collapse.json" "sum(d['counters']['khugepaged_collapse'].values())")"
 	check_eq "collapse: SCAN_SUCCEED seen" True \
 		"$(json "$TMP/collapse.json" "d['counters']['khugepaged_collapse'].get('SCAN_SUCCEED', 0) >= 1")"
+	check_eq "collapse: thp.fault_alloc attached" yes \
+		"$(attached "$TMP/collapse.json" thp.fault_alloc)"
 	check_eq "collapse: no fault allocations inferred from MADV_COLLAPSE" 0 \
 		"$(order_count "$TMP/collapse.json" 9 alloc)"
 else
@@ -95,6 +97,8 @@ fi
 
 # no hugepages where the workload opts out
 if stat_json "$TMP/nothp.json" "$BENCH" fault --size 4M --count 2 --thp never; then
+	check_eq "MADV_NOHUGEPAGE: thp.fault_alloc attached" yes \
+		"$(attached "$TMP/nothp.json" thp.fault_alloc)"
 	check_eq "MADV_NOHUGEPAGE: no hugepage allocations" 0 \
 		"$(json "$TMP/nothp.json" "sum(o['alloc'] for o in d['counters']['hugepage_faults']['orders'])")"
 else

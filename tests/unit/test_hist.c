@@ -63,24 +63,93 @@ static void test_slot_max(void **state)
 	assert_true(hist_slot(UINT64_MAX) < PTS_HIST_SLOTS);
 }
 
-/* the frontend and the BPF programs must put a value in the same slot */
-static void test_slot_matches_bpf_side(void **state)
+/*
+ * Known slots, written out rather than computed: slot i holds
+ * [2^i, 2^(i+1)), slot 0 also holds 0.  hist_slot() wraps pts_log2_slot(),
+ * which the BPF programs call, so both are checked against the table.
+ */
+static const struct {
+	uint64_t value;
+	unsigned int slot;
+} known_slots[] = {
+	{ 0, 0 },
+	{ 1, 0 },
+	{ 2, 1 },
+	{ 3, 1 },
+	{ 4, 2 },
+	{ 5, 2 },
+	{ 6, 2 },
+	{ 7, 2 },
+	{ 8, 3 },
+	{ 15, 3 },
+	{ 16, 4 },
+	{ 255, 7 },
+	{ 256, 8 },
+	{ 1023, 9 },
+	{ 1024, 10 },
+	{ 4095, 11 },
+	{ 4096, 12 },
+	{ 65535, 15 },
+	{ 65536, 16 },
+	{ 0xffffffffULL, 31 },
+	{ 0x100000000ULL, 32 },
+	{ 0x100000001ULL, 32 },
+	{ 0x1ffffffffULL, 32 },
+	{ 0x200000000ULL, 33 },
+	{ 0xffffffffffffULL, 47 },
+	{ 0x7fffffffffffffffULL, 62 },
+	{ 0x8000000000000000ULL, 63 },
+	{ 0x8000000000000001ULL, 63 },
+	{ UINT64_MAX - 1, 63 },
+	{ UINT64_MAX, 63 },
+};
+
+static void test_slot_known_values(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(known_slots) / sizeof(known_slots[0]); i++) {
+		assert_int_equal(hist_slot(known_slots[i].value),
+				 known_slots[i].slot);
+		assert_int_equal(pts_log2_slot(known_slots[i].value),
+				 known_slots[i].slot);
+	}
+}
+
+/* the slot by definition: how many times v can be halved before it is 1 */
+static unsigned int slot_by_halving(uint64_t v)
+{
+	unsigned int slot = 0;
+
+	while (v > 1) {
+		v /= 2;
+		slot++;
+	}
+	return slot;
+}
+
+/* every power of two, its neighbours and its midpoint, then many values */
+static void test_slot_by_definition(void **state)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ULL, v;
 	unsigned int k;
 	int i;
 
 	for (v = 0; v < 70000; v++)
-		assert_int_equal(hist_slot(v), pts_log2_slot(v));
-	for (k = 0; k < 64; k++) {
+		assert_int_equal(hist_slot(v), slot_by_halving(v));
+	for (k = 1; k < 64; k++) {
 		v = (uint64_t)1 << k;
-		assert_int_equal(hist_slot(v - 1), pts_log2_slot(v - 1));
-		assert_int_equal(hist_slot(v), pts_log2_slot(v));
-		assert_int_equal(hist_slot(v + 1), pts_log2_slot(v + 1));
+		assert_int_equal(hist_slot(v - 1), k - 1);
+		assert_int_equal(pts_log2_slot(v - 1), k - 1);
+		assert_int_equal(hist_slot(v), k);
+		assert_int_equal(pts_log2_slot(v), k);
+		assert_int_equal(hist_slot(v | (v >> 1)), k);
+		assert_int_equal(hist_slot(v + (v - 1)), k);
 	}
 	for (i = 0; i < 100000; i++) {
 		v = next_random(&seed) >> (i % 64);
-		assert_int_equal(hist_slot(v), pts_log2_slot(v));
+		assert_int_equal(hist_slot(v), slot_by_halving(v));
+		assert_int_equal(pts_log2_slot(v), slot_by_halving(v));
 	}
 }
 
@@ -318,7 +387,8 @@ int main(void)
 		cmocka_unit_test(test_slot_small_values),
 		cmocka_unit_test(test_slot_powers_of_two),
 		cmocka_unit_test(test_slot_max),
-		cmocka_unit_test(test_slot_matches_bpf_side),
+		cmocka_unit_test(test_slot_known_values),
+		cmocka_unit_test(test_slot_by_definition),
 		cmocka_unit_test(test_slot_bounds),
 		cmocka_unit_test(test_value_within_slot_bounds),
 		cmocka_unit_test(test_mean),

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <getopt.h>
 #include <string.h>
+#include <unistd.h>
 #include "catalog.h"
 #include "engine.h"
 #include "options.h"
@@ -491,11 +492,28 @@ static void test_listen_per_command(void **state)
 	USAGE_ERROR(diff_listen, "--listen applies to export and top");
 }
 
+/* "diff A -- B" looped forever in parse_diff_args (found by fuzz_options) */
+static void test_diff_after_dashdash(void **state)
+{
+	char *ok[] = { "ptscope", "diff", "a.json", "--", "b.json", NULL };
+	char *three[] = { "ptscope", "diff", "a.json", "--", "x", "", "y", NULL };
+	struct pts_options opts;
+
+	alarm(10);	/* a hang is a failure, not a stuck make check */
+	assert_parse_ok(5, ok, &opts);
+	assert_string_equal(opts.diff_base, "a.json");
+	assert_string_equal(opts.diff_new, "b.json");
+	assert_int_equal(parse(7, three, &opts), 2);
+	assert_non_null(strstr(err, "diff needs two recordings"));
+	alarm(0);
+}
+
 int main(void)
 {
 	char *first[] = { "ptscope", NULL };
 	struct pts_options opts;
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_diff_after_dashdash),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_top_with_values),
