@@ -17,63 +17,6 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-struct mremap_start {
-	__u64 ts;
-	__u64 addr;
-	__u64 old_len;
-	__u64 new_len;
-	__u64 flags;
-	__u8 moving_back;		/* patched mremap:move_back seen */
-	struct pts_ev_levels levels;	/* filled by the level markers */
-};
-
-/*
- * One move_page_tables() call in progress on a thread, and the loop
- * iteration (one extent) the level markers are inside.
- */
-struct mpt_walk {
-	__u64 ts;
-	__u64 len;
-	__u64 old_start;
-	__u64 new_start;
-	__u64 old_end;
-	__u8 for_stack;
-	__u8 reverse;
-	/* the current iteration, opened by get_old_pud(addr) */
-	__u8 iter_open;
-	__u8 iter_pud_calls;	/* 2: it went on to the PMD level */
-	__u8 iter_pud_none;	/* nothing mapped: extent skipped */
-	__u8 iter_pmd_none;	/* PUD present, PMD entry empty: skipped */
-	__u8 iter_hpmd_tried;
-	__u8 iter_hpmd_moved;
-	__u8 iter_pte_seen;
-	__u64 iter_addr;
-	__u64 iter_ptes;
-	__u64 vnf_ts;		/* vm_normal_folio() entered at */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PTS_MAX_INFLIGHT);
-	__type(key, __u32);
-	__type(value, struct mremap_start);
-} mremap_inflight SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PTS_MAX_INFLIGHT);
-	__type(key, __u32);
-	__type(value, struct mpt_walk);
-} mpt_inflight SEC(".maps");
-
-/* threads whose last move_page_tables() moved less than asked */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PTS_MAX_INFLIGHT);
-	__type(key, __u32);
-	__type(value, __u8);
-} mpt_partial SEC(".maps");
-
 /* a PTE table read by the PTE-level marker */
 struct pte_table {
 	__u64 entries[512];

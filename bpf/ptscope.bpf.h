@@ -62,6 +62,117 @@ struct {
 } traced SEC(".maps");
 
 /*
+ * The final counts of processes that exited: task.bpf.c moves a row here
+ * from "procs" when the last thread of its process exits, so that "procs"
+ * holds live processes only and cannot fill up with dead ones.  "stat"
+ * reports these rows, "top" needs them for the last interval of a process.
+ * LRU: when full, the dead row used least recently goes, which loses a
+ * row of a process that is gone but never a total (the counters map does
+ * not depend on per-process maps).  Keyed by tgid; start_ns tells a dead
+ * row from a live process that reuses its tgid.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PTS_MAX_EXITED);
+	__type(key, __u32);
+	__type(value, struct pts_proc);
+} procs_exited SEC(".maps");
+
+/*
+ * Per-thread state, keyed by tid, of a syscall, page-table walk or fault
+ * in progress (mremap.bpf.c, thp.bpf.c).  Declared here and shared by all
+ * objects so that task.bpf.c can remove what a thread leaves when it dies
+ * without reaching the program that would have deleted it.
+ */
+struct mremap_start {
+	__u64 ts;
+	__u64 addr;
+	__u64 old_len;
+	__u64 new_len;
+	__u64 flags;
+	__u8 moving_back;		/* patched mremap:move_back seen */
+	struct pts_ev_levels levels;	/* filled by the level markers */
+};
+
+/*
+ * One move_page_tables() call in progress on a thread, and the loop
+ * iteration (one extent) the level markers are inside.
+ */
+struct mpt_walk {
+	__u64 ts;
+	__u64 len;
+	__u64 old_start;
+	__u64 new_start;
+	__u64 old_end;
+	__u8 for_stack;
+	__u8 reverse;
+	/* the current iteration, opened by get_old_pud(addr) */
+	__u8 iter_open;
+	__u8 iter_pud_calls;	/* 2: it went on to the PMD level */
+	__u8 iter_pud_none;	/* nothing mapped: extent skipped */
+	__u8 iter_pmd_none;	/* PUD present, PMD entry empty: skipped */
+	__u8 iter_hpmd_tried;
+	__u8 iter_hpmd_moved;
+	__u8 iter_pte_seen;
+	__u64 iter_addr;
+	__u64 iter_ptes;
+	__u64 vnf_ts;		/* vm_normal_folio() entered at */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PTS_MAX_INFLIGHT);
+	__type(key, __u32);
+	__type(value, struct mremap_start);
+} mremap_inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PTS_MAX_INFLIGHT);
+	__type(key, __u32);
+	__type(value, struct mpt_walk);
+} mpt_inflight SEC(".maps");
+
+/* threads whose last move_page_tables() moved less than asked */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PTS_MAX_INFLIGHT);
+	__type(key, __u32);
+	__type(value, __u8);
+} mpt_partial SEC(".maps");
+
+/*
+ * One page fault in progress on a thread (handle_mm_fault() entry to
+ * exit) and the folio it allocated, until the memcg charge says whether
+ * the fault keeps it.
+ */
+struct fault_ctx {
+	__u64 ts;
+	__u64 folio;		/* allocated, not (yet) refused by memcg */
+	__s32 order;		/* its order, -1: none */
+	__s32 kprobe_order;	/* kprobe path: order of the alloc in flight */
+	__u64 kprobe_folio;	/* kprobe path: folio of the charge in flight */
+	__u32 fallbacks;	/* orders that failed during this fault */
+	__u32 charge_fallbacks;
+	__u8 zero_page;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PTS_MAX_INFLIGHT);
+	__type(key, __u32);
+	__type(value, struct fault_ctx);
+} fault_inflight SEC(".maps");
+
+/* tracepoint path: threads inside madvise(), whose MADV_COLLAPSE allocates */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PTS_MAX_INFLIGHT);
+	__type(key, __u32);
+	__type(value, __u8);
+} in_madvise SEC(".maps");
+
+/*
  * Keep clang from folding the bounds check into the caller's arithmetic,
  * which leaves the verifier with an unbounded index.
  */
@@ -134,6 +245,7 @@ static __always_inline struct pts_proc *current_proc(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
 	struct pts_proc *p, *fresh;
+	struct task_struct *task;
 
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	if (p)
@@ -143,6 +255,8 @@ static __always_inline struct pts_proc *current_proc(void)
 		return NULL;
 	__builtin_memset(fresh, 0, sizeof(*fresh));
 	bpf_get_current_comm(fresh->comm, sizeof(fresh->comm));
+	task = (struct task_struct *)bpf_get_current_task();
+	fresh->start_ns = BPF_CORE_READ(task, group_leader, start_time);
 	if (bpf_map_update_elem(&procs, &tgid, fresh, BPF_NOEXIST) &&
 	    !bpf_map_lookup_elem(&procs, &tgid)) {
 		count_add(PTS_C_DROP_PROC_MAP, 1);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Follows the process tree of "ptscope stat -- CMD": every process forked
- * by a traced process is traced too.
+ * by a traced process is traced too.  Keeps the per-process and per-thread
+ * maps bounded: what a thread or process leaves in them goes when it exits.
  */
 #include "ptscope.bpf.h"
 
@@ -20,5 +21,71 @@ int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	if (bpf_map_update_elem(&traced, &child_tgid, &one, BPF_ANY))
 		count_add(PTS_C_DROP_TRACED_MAP, 1);
+	return 0;
+}
+
+/*
+ * A thread that dies inside a syscall or fault never reaches the exit
+ * program that deletes its entry; the entry would stay until the tid is
+ * reused, and a tp_btf sys_exit of the new thread would even take it for
+ * its own.  Deleting a key that is not there is cheap and harmless.
+ */
+static __always_inline void thread_exited(__u32 tid)
+{
+	bpf_map_delete_elem(&mremap_inflight, &tid);
+	bpf_map_delete_elem(&mpt_inflight, &tid);
+	bpf_map_delete_elem(&mpt_partial, &tid);
+	bpf_map_delete_elem(&fault_inflight, &tid);
+	bpf_map_delete_elem(&in_madvise, &tid);
+}
+
+/*
+ * The last thread of the process exits: move its row to procs_exited
+ * (views still report it, see ptscope.bpf.h) and stop tracing its tgid.
+ * Nothing counts for it afterwards: do_exit() has already released its
+ * mm (exit_mm()) and each of its threads is past its last syscall.
+ */
+static __always_inline void process_exited(__u32 tgid)
+{
+	struct pts_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+
+	/* LRU: a failed update only loses the row of a dead process */
+	if (p)
+		bpf_map_update_elem(&procs_exited, &tgid, p, BPF_ANY);
+	bpf_map_delete_elem(&procs, &tgid);
+	bpf_map_delete_elem(&traced, &tgid);
+}
+
+/*
+ * Runs in do_exit() of the exiting thread (current), for every thread.
+ * do_exit() (kernel/exit.c, checked in 6.12) decrements signal->live
+ * before trace_sched_process_exit(), so live == 0 here means this is the
+ * last thread of its process.  Two threads exiting at once may both see
+ * 0; the second then finds no row and does nothing more than the first.
+ * 6.18 passes group_dead as a second argument; 6.12 does not, so it is
+ * not used.
+ */
+static __always_inline void task_exited(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	thread_exited((__u32)pid_tgid);
+	if (BPF_CORE_READ(task, signal, live.counter) == 0)
+		process_exited(pid_tgid >> 32);
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(task_exit_btf, struct task_struct *task)
+{
+	task_exited();
+	return 0;
+}
+
+/* the same through tracefs, for kernels without BTF for tracepoints */
+SEC("tracepoint/sched/sched_process_exit")
+int task_exit_tp(void *ctx)
+{
+	task_exited();
 	return 0;
 }

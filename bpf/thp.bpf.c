@@ -7,37 +7,6 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/*
- * One page fault in progress on a thread (handle_mm_fault() entry to
- * exit) and the folio it allocated, until the memcg charge says whether
- * the fault keeps it.
- */
-struct fault_ctx {
-	__u64 ts;
-	__u64 folio;		/* allocated, not (yet) refused by memcg */
-	__s32 order;		/* its order, -1: none */
-	__s32 kprobe_order;	/* kprobe path: order of the alloc in flight */
-	__u64 kprobe_folio;	/* kprobe path: folio of the charge in flight */
-	__u32 fallbacks;	/* orders that failed during this fault */
-	__u32 charge_fallbacks;
-	__u8 zero_page;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PTS_MAX_INFLIGHT);
-	__type(key, __u32);
-	__type(value, struct fault_ctx);
-} fault_inflight SEC(".maps");
-
-/* tracepoint path: threads inside madvise(), whose MADV_COLLAPSE allocates */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PTS_MAX_INFLIGHT);
-	__type(key, __u32);
-	__type(value, __u8);
-} in_madvise SEC(".maps");
-
 static __always_inline bool in_user_task(void)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();

@@ -448,9 +448,43 @@ const struct pts_metric pts_catalog[] = {
 		},
 	},
 	{
+		/*
+		 * Without it the per-process map fills with dead processes
+		 * (issue 16) and stays full: rows and "stat" tracing of new
+		 * processes are lost, counted as drops; totals are not.
+		 */
+		.name = "task.exit",
+		.desc = "forget exited threads and processes (keeps maps bounded)",
+		.internal = true,
+		.nr_cands = 2,
+		.cands = {
+			{
+				.kind = PTS_PATH_TRACEPOINT,
+				.label = "tp_btf sched:sched_process_exit",
+				.exact = true,
+				.obj = PTS_OBJ_TASK,
+				.progs = { "task_exit_btf" },
+				.reqs = {
+					{ PTS_REQ_BTF_TRACE, "sched_process_exit" },
+				},
+			},
+			{
+				.kind = PTS_PATH_TRACEPOINT,
+				.label = "tracepoint sched:sched_process_exit",
+				.exact = true,
+				.obj = PTS_OBJ_TASK,
+				.progs = { "task_exit_tp" },
+				.reqs = {
+					{ PTS_REQ_TRACEFS_EVENT, "sched/sched_process_exit" },
+				},
+			},
+		},
+	},
+	{
 		.name = "task.follow_fork",
 		.desc = "follow the children of a traced command",
 		.internal = true,
+		.stat_only = true,
 		.nr_cands = 1,
 		.cands = {
 			{

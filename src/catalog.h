@@ -76,7 +76,8 @@ struct pts_candidate {
 struct pts_metric {
 	const char *name;
 	const char *desc;
-	bool internal;		/* only used by "stat -- CMD" */
+	bool internal;		/* housekeeping, not a metric: not listed */
+	bool stat_only;		/* only used by "stat -- CMD" */
 	bool opt_in;		/* attached only when asked for (--metric) */
 	int nr_cands;
 	struct pts_candidate cands[PTS_MAX_CANDS];

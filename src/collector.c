@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -45,19 +46,22 @@ cleanup:
 	return err;
 }
 
-static int read_procs(int fd, struct pts_snapshot *snap)
+/* Append every row of a per-process map to @snap->procs. */
+static int read_proc_map(int fd, bool exited, struct pts_snapshot *snap,
+			 size_t *cap)
 {
-	size_t cap = 0;
 	__u32 key, next, *prev = NULL;
+	struct pts_proc_entry *e;
 
-	if (fd < 0)
-		return 0;
+	/*
+	 * When the previous key was deleted meanwhile (its process exited),
+	 * the hash map starts over from its first key: rows read twice are
+	 * merged by merge_procs().
+	 */
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct pts_proc_entry *e;
-
-		if (snap->nr_procs == cap) {
-			cap = cap ? cap * 2 : 64;
-			e = realloc(snap->procs, cap * sizeof(*e));
+		if (snap->nr_procs == *cap) {
+			*cap = *cap ? *cap * 2 : 64;
+			e = realloc(snap->procs, *cap * sizeof(*e));
 			if (!e)
 				return -ENOMEM;
 			snap->procs = e;
@@ -68,9 +72,85 @@ static int read_procs(int fd, struct pts_snapshot *snap)
 		if (bpf_map_lookup_elem(fd, &key, &e->stats))
 			continue;	/* removed meanwhile */
 		e->tgid = key;
+		e->exited = exited;
 		snap->nr_procs++;
 	}
 	return 0;
+}
+
+/* a process is its tgid and start time: tgids are reused */
+static int cmp_proc_id(const void *a, const void *b)
+{
+	const struct pts_proc_entry *pa = a, *pb = b;
+
+	if (pa->tgid != pb->tgid)
+		return pa->tgid < pb->tgid ? -1 : 1;
+	if (pa->stats.start_ns != pb->stats.start_ns)
+		return pa->stats.start_ns < pb->stats.start_ns ? -1 : 1;
+	return 0;
+}
+
+/* the counters of struct pts_proc: __u64 words from mremap_calls to its end */
+enum {
+	PROC_WORDS_OFF = offsetof(struct pts_proc, mremap_calls),
+	PROC_NR_WORDS = (sizeof(struct pts_proc) - PROC_WORDS_OFF) / sizeof(__u64),
+};
+
+/*
+ * Two reads of one process: a process that exited between the read of
+ * "procs" and that of "procs_exited", or a row read twice.  Counters only
+ * grow, so the larger value of each is the later read.
+ */
+static void merge_proc(struct pts_proc_entry *into,
+		       const struct pts_proc_entry *from)
+{
+	__u64 *wi = (__u64 *)((char *)&into->stats + PROC_WORDS_OFF);
+	const __u64 *wf = (const __u64 *)((const char *)&from->stats +
+					  PROC_WORDS_OFF);
+	size_t i;
+
+	for (i = 0; i < PROC_NR_WORDS; i++)
+		if (wf[i] > wi[i])
+			wi[i] = wf[i];
+	into->exited |= from->exited;
+}
+
+/* sort the rows by process and merge the rows of the same process */
+static void merge_procs(struct pts_snapshot *snap)
+{
+	size_t i, n = 0;
+
+	if (!snap->nr_procs)
+		return;
+	qsort(snap->procs, snap->nr_procs, sizeof(*snap->procs), cmp_proc_id);
+	for (i = 1; i < snap->nr_procs; i++) {
+		if (!cmp_proc_id(&snap->procs[n], &snap->procs[i]))
+			merge_proc(&snap->procs[n], &snap->procs[i]);
+		else
+			snap->procs[++n] = snap->procs[i];
+	}
+	snap->nr_procs = n + 1;
+}
+
+/*
+ * Live processes ("procs") first, then those that exited: a process
+ * exiting in between moves from the first map to the second, so it is
+ * read once or twice, never missed.  procs_fd < 0 (the exporter): no
+ * per-process rows at all.
+ */
+static int read_procs(const struct pts_objects *objs, struct pts_snapshot *snap)
+{
+	size_t cap = 0;
+	int err;
+
+	if (objs->procs_fd < 0)
+		return 0;
+	err = read_proc_map(objs->procs_fd, false, snap, &cap);
+	if (!err && objs->procs_exited_fd >= 0)
+		err = read_proc_map(objs->procs_exited_fd, true, snap, &cap);
+	if (!err)
+		merge_procs(snap);
+	return err;
 }
 
 int collector_read(const struct pts_objects *objs, struct pts_snapshot *snap)
@@ -85,7 +165,7 @@ int collector_read(const struct pts_objects *objs, struct pts_snapshot *snap)
 		err = read_percpu_words(objs->hists_fd, (__u64 *)&snap->hists,
 					sizeof(snap->hists) / sizeof(__u64));
 	if (!err)
-		err = read_procs(objs->procs_fd, snap);
+		err = read_procs(objs, snap);
 	return err;
 }
 
@@ -96,27 +176,27 @@ void snapshot_free(struct pts_snapshot *snap)
 	snap->nr_procs = 0;
 }
 
+/* the row of @key's process in @snap (sorted by collector_read) */
 static const struct pts_proc_entry *find_proc(const struct pts_snapshot *snap,
-					      __u32 tgid)
+					      const struct pts_proc_entry *key)
 {
-	size_t i;
-
-	for (i = 0; i < snap->nr_procs; i++)
-		if (snap->procs[i].tgid == tgid)
-			return &snap->procs[i];
-	return NULL;
+	if (!snap->nr_procs)
+		return NULL;
+	return bsearch(key, snap->procs, snap->nr_procs, sizeof(*snap->procs),
+		       cmp_proc_id);
 }
 
 static void proc_sub(struct pts_proc *out, const struct pts_proc *a,
 		     const struct pts_proc *b)
 {
-	const __u64 *wa = (const __u64 *)((const char *)a + PTS_COMM_LEN);
-	const __u64 *wb = (const __u64 *)((const char *)b + PTS_COMM_LEN);
-	__u64 *wo = (__u64 *)((char *)out + PTS_COMM_LEN);
-	size_t i, words = (sizeof(*a) - PTS_COMM_LEN) / sizeof(__u64);
+	const __u64 *wa = (const __u64 *)((const char *)a + PROC_WORDS_OFF);
+	const __u64 *wb = (const __u64 *)((const char *)b + PROC_WORDS_OFF);
+	__u64 *wo = (__u64 *)((char *)out + PROC_WORDS_OFF);
+	size_t i;
 
 	memcpy(out->comm, a->comm, PTS_COMM_LEN);
-	for (i = 0; i < words; i++)
+	out->start_ns = a->start_ns;
+	for (i = 0; i < PROC_NR_WORDS; i++)
 		wo[i] = wa[i] - wb[i];
 }
 
@@ -140,8 +220,9 @@ int snapshot_delta(const struct pts_snapshot *now,
 	if (!out->procs)
 		return -ENOMEM;
 	for (i = 0; i < now->nr_procs; i++) {
-		old = find_proc(prev, now->procs[i].tgid);
+		old = find_proc(prev, &now->procs[i]);
 		out->procs[i].tgid = now->procs[i].tgid;
+		out->procs[i].exited = now->procs[i].exited;
 		proc_sub(&out->procs[i].stats, &now->procs[i].stats,
 			 old ? &old->stats : &zero_proc);
 	}

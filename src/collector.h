@@ -3,6 +3,7 @@
 #ifndef PTSCOPE_COLLECTOR_H
 #define PTSCOPE_COLLECTOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include <ptscope/ptscope.h>
@@ -10,6 +11,7 @@
 
 struct pts_proc_entry {
 	__u32 tgid;
+	bool exited;		/* its row came from procs_exited */
 	struct pts_proc stats;
 };
 
@@ -23,9 +25,16 @@ struct pts_snapshot {
 
 /* CLOCK_MONOTONIC in seconds, the clock of snapshots and BPF timestamps */
 double mono_seconds(void);
+/*
+ * Counters, histograms and one row per process, live or exited, sorted by
+ * tgid then start time.
+ */
 int collector_read(const struct pts_objects *objs, struct pts_snapshot *snap);
 void snapshot_free(struct pts_snapshot *snap);
-/* out = now - prev (processes matched by tgid); out->procs is allocated */
+/*
+ * out = now - prev (processes matched by tgid and start time, so a reused
+ * tgid starts from zero); out->procs is allocated
+ */
 int snapshot_delta(const struct pts_snapshot *now,
 		   const struct pts_snapshot *prev, struct pts_snapshot *out);
 __u64 proc_total_mremap(const struct pts_proc *p);

@@ -15,7 +15,7 @@ void engine_init(struct pts_engine *eng, int mode, bool follow_fork)
 	eng->mode = mode;
 	eng->follow_fork = follow_fork;
 	for (i = 0; i < pts_catalog_len; i++) {
-		if (pts_catalog[i].internal && !follow_fork)
+		if (pts_catalog[i].stat_only && !follow_fork)
 			continue;
 		eng->choices[eng->nr_choices].metric = &pts_catalog[i];
 		eng->choices[eng->nr_choices].chosen = -1;
@@ -361,12 +361,14 @@ static int attach_chosen(struct pts_engine *eng)
 	return refused;
 }
 
+/* housekeeping rows (task.exit) alone are nothing worth attaching */
 static int any_chosen(const struct pts_engine *eng)
 {
 	int i, n = 0;
 
 	for (i = 0; i < eng->nr_choices; i++)
-		if (eng->choices[i].chosen >= 0)
+		if (eng->choices[i].chosen >= 0 &&
+		    !eng->choices[i].metric->internal)
 			n++;
 	return n;
 }

@@ -32,7 +32,7 @@ struct pts_choice {
 
 struct pts_engine {
 	int mode;			/* PTS_MODE_AUTO or an enum pts_path_kind */
-	bool follow_fork;		/* stat -- CMD: include internal metrics */
+	bool follow_fork;		/* stat -- CMD: include stat_only rows */
 	int nr_choices;
 	struct pts_choice choices[16];
 	struct pts_objects objs;

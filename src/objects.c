@@ -13,9 +13,32 @@ static const char *const obj_names[PTS_NR_OBJS] = {
 	[PTS_OBJ_TASK] = "task",
 };
 
+/*
+ * Maps every object declares (bpf/ptscope.bpf.h) and that all objects
+ * share: the first object loaded creates them, the others reuse them.
+ */
 static const char *const shared_maps[] = {
-	"counters", "hists", "procs", "traced", "events",
+	"counters", "hists", "procs", "traced", "events", "procs_exited",
+	/* per-thread state, removed by the task object when a thread dies */
+	"mremap_inflight", "mpt_inflight", "mpt_partial", "fault_inflight",
+	"in_madvise",
 };
+
+#define NR_SHARED_MAPS	(sizeof(shared_maps) / sizeof(shared_maps[0]))
+/* the named fds of shared_fd(), then the per-thread ones */
+_Static_assert(NR_SHARED_MAPS == 6 + PTS_NR_THREAD_MAPS,
+	       "shared_maps[] and shared_fd() disagree");
+
+static void objects_reset(struct pts_objects *objs)
+{
+	size_t i;
+
+	memset(objs, 0, sizeof(*objs));
+	objs->counters_fd = objs->hists_fd = objs->procs_fd = -1;
+	objs->traced_fd = objs->events_fd = objs->procs_exited_fd = -1;
+	for (i = 0; i < PTS_NR_THREAD_MAPS; i++)
+		objs->thread_fds[i] = -1;
+}
 
 const char *object_name(enum pts_obj_id id)
 {
@@ -24,9 +47,7 @@ const char *object_name(enum pts_obj_id id)
 
 int objects_open(struct pts_objects *objs, const struct pts_config *cfg)
 {
-	memset(objs, 0, sizeof(*objs));
-	objs->counters_fd = objs->hists_fd = objs->procs_fd = -1;
-	objs->traced_fd = objs->events_fd = -1;
+	objects_reset(objs);
 
 	objs->mremap = mremap_bpf__open();
 	objs->thp = thp_bpf__open();
@@ -75,14 +96,16 @@ int objects_enable(struct pts_objects *objs, enum pts_obj_id id,
 	return bpf_program__set_autoload(prog, true);
 }
 
-static int *shared_fd(struct pts_objects *objs, int i)
+/* where the fd of shared_maps[i] is kept */
+static int *shared_fd(struct pts_objects *objs, size_t i)
 {
 	int *fds[] = {
 		&objs->counters_fd, &objs->hists_fd, &objs->procs_fd,
-		&objs->traced_fd, &objs->events_fd,
+		&objs->traced_fd, &objs->events_fd, &objs->procs_exited_fd,
 	};
+	size_t named = sizeof(fds) / sizeof(fds[0]);
 
-	return fds[i];
+	return i < named ? fds[i] : &objs->thread_fds[i - named];
 }
 
 /* The first object loaded creates the shared maps, the others reuse them. */
@@ -92,7 +115,7 @@ static int load_one(struct pts_objects *objs, enum pts_obj_id id)
 	size_t i;
 	int err;
 
-	for (i = 0; i < sizeof(shared_maps) / sizeof(shared_maps[0]); i++) {
+	for (i = 0; i < NR_SHARED_MAPS; i++) {
 		if (*shared_fd(objs, i) < 0)
 			continue;
 		map = bpf_object__find_map_by_name(objs->obj[id], shared_maps[i]);
@@ -106,7 +129,7 @@ static int load_one(struct pts_objects *objs, enum pts_obj_id id)
 	if (err)
 		return err;
 	objs->loaded[id] = true;
-	for (i = 0; i < sizeof(shared_maps) / sizeof(shared_maps[0]); i++) {
+	for (i = 0; i < NR_SHARED_MAPS; i++) {
 		if (*shared_fd(objs, i) >= 0)
 			continue;
 		map = bpf_object__find_map_by_name(objs->obj[id], shared_maps[i]);
@@ -134,7 +157,5 @@ void objects_close(struct pts_objects *objs)
 	mremap_bpf__destroy(objs->mremap);
 	thp_bpf__destroy(objs->thp);
 	task_bpf__destroy(objs->task);
-	memset(objs, 0, sizeof(*objs));
-	objs->counters_fd = objs->hists_fd = objs->procs_fd = -1;
-	objs->traced_fd = objs->events_fd = -1;
+	objects_reset(objs);
 }

@@ -11,6 +11,9 @@
 struct bpf_object;
 struct bpf_program;
 
+/* mremap_inflight, mpt_inflight, mpt_partial, fault_inflight, in_madvise */
+#define PTS_NR_THREAD_MAPS	5
+
 struct pts_objects {
 	struct mremap_bpf *mremap;
 	struct thp_bpf *thp;
@@ -24,6 +27,9 @@ struct pts_objects {
 	int procs_fd;
 	int traced_fd;
 	int events_fd;
+	int procs_exited_fd;	/* rows of processes that exited */
+	/* per-thread in-flight state, only the BPF side uses it */
+	int thread_fds[PTS_NR_THREAD_MAPS];
 };
 
 const char *object_name(enum pts_obj_id id);

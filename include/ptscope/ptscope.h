@@ -104,6 +104,12 @@ struct pts_hists {
 /* value of the "procs" hash, keyed by tgid */
 struct pts_proc {
 	char comm[PTS_COMM_LEN];
+	/*
+	 * start_time of the thread group leader (CLOCK_MONOTONIC ns): a
+	 * process is (tgid, start_ns), as tgids are reused
+	 */
+	__u64 start_ns;
+	/* counters from here to the end, all __u64 */
 	__u64 mremap_calls[PTS_MREMAP_CLASSES];
 	__u64 mremap_old_bytes[PTS_MREMAP_CLASSES];
 	__u64 mremap_ns;
@@ -215,7 +221,9 @@ struct pts_event {
 
 #define PTS_RINGBUF_BYTES	(256 * 1024)
 
+/* live processes with a row; rows of exited ones move to procs_exited */
 #define PTS_MAX_PROCS		10240
+#define PTS_MAX_EXITED		10240
 #define PTS_MAX_INFLIGHT	10240
 #define PTS_MAX_TRACED		10240
 

@@ -211,16 +211,16 @@ static void assert_why_has(const char *metric, int cand, const char *needle)
 
 static void test_init(void **state)
 {
-	int i, nr_internal = 0;
+	int i, nr_stat_only = 0;
 
 	for (i = 0; i < pts_catalog_len; i++)
-		nr_internal += pts_catalog[i].internal;
-	assert_int_equal(nr_internal, 1);
+		nr_stat_only += pts_catalog[i].stat_only;
+	assert_int_equal(nr_stat_only, 1);
 
 	engine_init(&eng, PTS_PATH_KPROBE, false);
 	assert_int_equal(eng.mode, PTS_PATH_KPROBE);
 	assert_false(eng.follow_fork);
-	assert_int_equal(eng.nr_choices, pts_catalog_len - nr_internal);
+	assert_int_equal(eng.nr_choices, pts_catalog_len - nr_stat_only);
 	assert_int_equal(eng.nr_links, 0);
 	for (i = 0; i < eng.nr_choices; i++) {
 		assert_ptr_equal(eng.choices[i].metric, &pts_catalog[i]);
@@ -686,6 +686,23 @@ static void test_follow_fork(void **state)
 			    "task_fork");
 }
 
+/* every session forgets exited processes, stat or not */
+static void test_task_exit(void **state)
+{
+	struct fake_kernel k = kernel_6_15(0);
+
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("task.exit", 0);
+	assert_string_equal(chosen_cand("task.exit")->progs[0],
+			    "task_exit_btf");
+
+	k = kernel_6_15(REQ_BIT(PTS_REQ_BTF_TRACE));
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("task.exit", 1);
+	assert_string_equal(chosen_cand("task.exit")->progs[0],
+			    "task_exit_tp");
+}
+
 /* (j) */
 static void test_lookups(void **state)
 {
@@ -741,6 +758,7 @@ int main(void)
 		cmocka_unit_test(test_fault_alloc_tracepoint_fallback),
 		cmocka_unit_test(test_reason_truncated),
 		cmocka_unit_test(test_follow_fork),
+		cmocka_unit_test(test_task_exit),
 		cmocka_unit_test(test_lookups),
 	};
 
