@@ -49,9 +49,12 @@ static __always_inline void process_exited(__u32 tgid)
 {
 	struct pts_proc *p = bpf_map_lookup_elem(&procs, &tgid);
 
-	/* LRU: a failed update only loses the row of a dead process */
-	if (p)
-		bpf_map_update_elem(&procs_exited, &tgid, p, BPF_ANY);
+	/*
+	 * LRU: when full, the oldest dead row goes; the collector counts
+	 * those as dropped (moved here minus still here).
+	 */
+	if (p && !bpf_map_update_elem(&procs_exited, &tgid, p, BPF_ANY))
+		count_add(PTS_C_PROCS_EXITED, 1);
 	bpf_map_delete_elem(&procs, &tgid);
 	bpf_map_delete_elem(&traced, &tgid);
 }

@@ -133,6 +133,23 @@ static void merge_procs(struct pts_snapshot *snap)
 }
 
 /*
+ * procs_exited is an LRU map: rows of dead processes it evicted are lost,
+ * and counted with the per-process rows dropped.  The counters were read
+ * first, so a process that exited since is here but not yet counted:
+ * this never counts more than were evicted.
+ */
+static void count_evicted(struct pts_snapshot *snap)
+{
+	__u64 moved = snap->counters.v[PTS_C_PROCS_EXITED], here = 0;
+	size_t i;
+
+	for (i = 0; i < snap->nr_procs; i++)
+		here += snap->procs[i].exited;
+	if (moved > here)
+		snap->counters.v[PTS_C_DROP_PROC_MAP] += moved - here;
+}
+
+/*
  * Live processes ("procs") first, then those that exited: a process
  * exiting in between moves from the first map to the second, so it is
  * read once or twice, never missed.  procs_fd < 0 (the exporter): no
@@ -150,6 +167,8 @@ static int read_procs(const struct pts_objects *objs, struct pts_snapshot *snap)
 		err = read_proc_map(objs->procs_exited_fd, true, snap, &cap);
 	if (!err)
 		merge_procs(snap);
+	if (!err && objs->procs_exited_fd >= 0)
+		count_evicted(snap);
 	return err;
 }
 

@@ -69,9 +69,10 @@ enum pts_counter {
 	PTS_C_FAULT_ZERO_PAGE,	/* read faults that mapped the huge zero page */
 	PTS_C_COLLAPSE,		/* + status */
 	PTS_C_DROP_START_MAP = PTS_C_COLLAPSE + PTS_COLLAPSE_STATUSES,
-	PTS_C_DROP_PROC_MAP,
+	PTS_C_DROP_PROC_MAP,	/* + rows of dead processes evicted (collector) */
 	PTS_C_DROP_TRACED_MAP,
 	PTS_C_DROP_RINGBUF,	/* snoop events the ring buffer had no room for */
+	PTS_C_PROCS_EXITED,	/* rows moved to procs_exited */
 	PTS_NR_COUNTERS,
 };
 
@@ -223,7 +224,12 @@ struct pts_event {
 
 /* live processes with a row; rows of exited ones move to procs_exited */
 #define PTS_MAX_PROCS		10240
-#define PTS_MAX_EXITED		10240
+/*
+ * An LRU map evicts before it is full (its free lists are per CPU): room
+ * for more rows of dead processes than live ones.  Evicted rows are
+ * counted as dropped (collector.c, count_evicted()).
+ */
+#define PTS_MAX_EXITED		16384
 #define PTS_MAX_INFLIGHT	10240
 #define PTS_MAX_TRACED		10240
 
