@@ -52,7 +52,7 @@ KERNEL_VARIANTS := patched batching fix
 
 .SECONDARY:
 
-.PHONY: all deps deps-static deps-vm deps-kernel static check unit-check \
+.PHONY: fuzz-levels all deps deps-static deps-vm deps-kernel static check unit-check \
 	host-check harness-check san san-check fuzz fuzz-build \
 	vm-check kernel kernel-check demo bench install clean
 
@@ -191,6 +191,10 @@ vm-check: deps-vm static
 # boots it.
 kernel-check: deps deps-vm deps-kernel all static
 	@./tests/run.sh kernel kernel/check-patches.sh tests/vm/test_patched.sh
+
+# long runs of the differential level test on the patched kernel
+fuzz-levels: deps-vm deps-kernel all static
+	@LEVELS_SEED=$(SEED) LEVELS_CASES=$(N) ./tests/run.sh levels tests/vm/fuzz_levels.sh
 
 kernel: deps-kernel
 	@for v in $(KERNEL_VARIANTS); do ./kernel/build $$v || exit 1; done

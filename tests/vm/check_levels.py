@@ -211,3 +211,38 @@ def check_issue_case(label, mode, blocks, markers, ptes=True):
         tap(g == want, "%s %s levels case %d (2 GiB %s, 4 MiB written): %s" % (
             label, mode, i, "shared" if c and c["shared"] else "private",
             g if g == want else "got %s want %s" % (g, want)))
+
+
+def main():
+    """check_levels.py LABEL CONSOLE-OUTPUT CASES ORACLE MODE...: the
+    level units alone (tests/vm/fuzz_levels.sh)."""
+    import sys
+    from taplib import plan, run, unit
+    from check_matrix import parse
+
+    label, path, cases, oracle = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    modes = sys.argv[5:]
+
+    def checks():
+        units = []
+        for mode in [oracle] + modes:
+            units += [
+                (mode + " run", 1, lambda b, m=mode: check_run(label, m, b, cases)),
+                (mode + " geometry", 1,
+                 lambda b, m=mode: check_geometry(label, m, b, True)),
+                (mode + " issue case", 2, lambda b, m=mode: check_issue_case(
+                    label, m, b, m != "patched")),
+            ]
+        for mode in modes:
+            units.append((mode + " = " + oracle, 1,
+                          lambda b, m=mode: compare(label, oracle, m, b)))
+        plan(sum(c for _, c, _ in units))
+        _, blocks = parse(path)
+        for name, count, check in units:
+            with unit(name, count):
+                check(blocks)
+    run(checks)
+
+
+if __name__ == "__main__":
+    main()

@@ -235,12 +235,32 @@ LABEL = "6.12-patched"
 LEVEL_MODES = ("patched", "fentry", "kprobe")
 
 
+def check_sparse_heap(blocks, mode):
+    """1 check: ptscope stat of case 0 (2 GiB, first 4 MiB written, moved
+    2 MiB past a PUD boundary) records the kernel's 2 PMD moves, and on
+    the marker paths the 512 empty steps."""
+    report = stat(blocks, mode, "sparse_heap")
+    if report is None:
+        return
+    lv = report["counters"].get("mremap_levels", {})
+    want = dict(pud_moved=0, pmd_moved=2, huge_pmd_moved=0, pte_extents=0)
+    if mode != "patched":
+        want["empty_extents"] = 512
+    got = {k: lv.get(k) for k in want}
+    tap(got == want and report["metrics"]["mremap.levels"]["status"] == "exact",
+        "patched %s sparse_heap: stat levels %s, %s" % (
+            mode, got if got == want else "got %s want %s" % (got, want),
+            report["metrics"]["mremap.levels"]["status"]))
+
+
 def level_units(cases):
     """the differential level test: the tracepoints are the oracle"""
     units = []
     for mode in LEVEL_MODES:
         markers = mode != "patched"
         units += [
+            ("patched %s sparse_heap" % mode, 1,
+             lambda b, m=mode: check_sparse_heap(b, m)),
             ("patched %s levels run" % mode, 1,
              lambda b, m=mode: check_levels.check_run(LABEL, m, b, cases)),
             ("patched %s levels geometry" % mode, 1,
