@@ -23,7 +23,7 @@ LIB_SRCS := src/hist.c src/catalog.c src/caps.c src/engine.c src/objects.c \
 	src/collector.c src/options.c src/format.c src/report.c src/report_text.c \
 	src/session.c src/kcounters.c src/view_probe.c \
 	src/view_stat.c src/view_top.c src/run_cmd.c src/view_snoop.c \
-	src/view_export.c src/exporter.c src/prom.c src/view_diff.c src/diff.c
+	src/view_export.c src/exporter.c src/httpd.c src/prom.c src/view_diff.c src/diff.c
 LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope
 BENCH := $(OUT)/ptscope-bench

@@ -50,12 +50,15 @@ value() {
 	awk -v s="$2" '$1 == s { print $2; found = 1 } END { if (!found) print "absent" }' "$1"
 }
 
-# raw_status BYTES: send raw bytes (printf format), print the status code
+# raw_status BYTES [shut]: send raw bytes (printf format), then with
+# "shut" half-close; print the status code
 raw_status() {
-	python3 - "$PORT" "$1" <<'EOF'
+	python3 - "$PORT" "$1" "${2:-}" <<'EOF'
 import socket, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
 s.sendall(sys.argv[2].encode().decode("unicode_escape").encode("latin-1"))
+if sys.argv[3] == "shut":
+    s.shutdown(socket.SHUT_WR)
 reply = b""
 try:
     while True:
@@ -202,6 +205,8 @@ for req in 'GARBAGE\r\n\r\n' 'GET\r\n\r\n' '\x00\x01\x02\xff\r\n\r\n' \
 	*) not_ok "malformed request '$req': want 4xx, got $got" ;;
 	esac
 done
+got=$(raw_status 'GET /metr' shut)
+check_eq "half a request line, then a half-close" 400 "$got"
 got=$(scrape "$TMP/still.txt")
 if exporter_alive && [ "${got%% *}" = 200 ]; then
 	ok "still serving after bad requests"
