@@ -108,6 +108,28 @@ else
 	exporter_alive || { EXPORTER=; echo "# exporter died"; finish; exit 1; }
 fi
 
+# privileges PID: "CapEff CapPrm NoNewPrivs Seccomp" of a running process
+privileges() {
+	awk '$1 ~ /^(CapEff|CapPrm|NoNewPrivs|Seccomp):$/ { v[$1] = $2 }
+	END { print v["CapEff:"], v["CapPrm:"], v["NoNewPrivs:"], v["Seccomp:"] }' \
+		/proc/"$1"/status
+}
+
+# serving keeps no capability (CAP_BPF, bit 39, where the kernel's bpf()
+# asks for it on map reads: before 6.5 with unprivileged BPF disabled),
+# no new privileges, a seccomp filter
+check_privileges() {
+	local got want=0000000000000000
+	got=$(privileges "$2")
+	case "$got" in
+	"0000008000000000 0000008000000000 1 2")
+		want=0000008000000000
+		echo "# $1: CAP_BPF kept: this kernel's bpf() needs it for map reads" ;;
+	esac
+	check_eq "$1: CapEff CapPrm NoNewPrivs Seccomp" "$want $want 1 2" "$got"
+}
+check_privileges "export" "$EXPORTER"
+
 # --- a second exporter on the same port: exit 1, says why ---
 "$PTSCOPE" export --listen "127.0.0.1:$PORT" >/dev/null 2>"$TMP/busy.err"
 rc=$?
@@ -310,6 +332,7 @@ top_ready() {
 		grep -q 'tracing, Ctrl-C' "$TMP/top.err"
 }
 if wait_for 60 top_ready; then
+	check_privileges "top --listen" "$TOP"
 	PORT=$TPORT scrape "$TMP/top0.txt" >/dev/null
 	"$WORKLOAD" mremap --size 16M --align pmd --count 3 >/dev/null 2>&1
 	PORT=$TPORT scrape "$TMP/top1.txt" >/dev/null
