@@ -36,7 +36,7 @@ struct httpd_conn {
 	int fd;
 	double since;
 	bool line_ok;		/* the request line parsed */
-	bool complete;		/* the whole request came */
+	bool complete;		/* the whole request came, answered */
 	bool expired;		/* shut down at the deadline */
 };
 
@@ -47,6 +47,8 @@ struct pts_httpd {
 	void *ctx;
 	const char *content_type;
 	struct httpd_conn conns[HTTPD_MAX_CONNECTIONS];
+	struct pollfd pfds[HTTPD_MAX_CONNECTIONS];	/* for hangups() */
+	unsigned int pfd_conn[HTTPD_MAX_CONNECTIONS];	/* conns[] index */
 };
 
 static double now_s(void)
@@ -65,12 +67,22 @@ static struct httpd_conn *conn_of(struct MHD_Connection *conn)
 	return info ? info->socket_context : NULL;
 }
 
+/* no deadline for the answer: libmicrohttpd's idle timeout covers it */
+static void mark_complete(struct MHD_Connection *conn)
+{
+	struct httpd_conn *c = conn_of(conn);
+
+	if (c)
+		c->complete = true;
+}
+
 static enum MHD_Result send_text(struct MHD_Connection *conn,
 				 unsigned int status, const char *text)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 
+	mark_complete(conn);
 	resp = MHD_create_response_from_buffer(strlen(text), (void *)text,
 					       MHD_RESPMEM_PERSISTENT);
 	if (!resp)
@@ -92,6 +104,7 @@ static enum MHD_Result send_page(struct pts_httpd *h,
 	size_t len = 0;
 	char *page;
 
+	mark_complete(conn);
 	page = h->page(h->ctx, &len);
 	if (!page)
 		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -123,10 +136,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn,
 			      size_t *upload_data_size, void **con_cls)
 {
 	static int request_seen;
-	struct httpd_conn *c = conn_of(conn);
 
-	if (c)
-		c->complete = true;
 	if (strcmp(url, "/metrics"))
 		return send_text(conn, MHD_HTTP_NOT_FOUND,
 				 "ptscope: not found; metrics are at /metrics\n");
@@ -226,7 +236,54 @@ static void notify(void *cls, struct MHD_Connection *conn,
 	*socket_context = NULL;
 }
 
-/* shut down connections past their deadline; ms until the next one */
+static bool waiting(const struct httpd_conn *c)
+{
+	return c->conn && !c->complete && !c->expired && c->fd >= 0;
+}
+
+/* answer @c with @status and shut it down: libmicrohttpd sees the end of
+ * the stream and closes it */
+static void cut_short(struct httpd_conn *c, const char *status)
+{
+	c->expired = true;
+	reject(c->fd, status);
+	shutdown(c->fd, SHUT_RDWR);
+}
+
+/* the peer has finished sending, and libmicrohttpd has read all of it */
+static bool drained(int fd)
+{
+	char c;
+
+	return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/*
+ * Half-closed before a whole request: 0.9.75 waits on edge-triggered
+ * epoll and misses an end of stream that came with the last bytes, so
+ * after it ran, the peers are asked directly, all at once.
+ */
+static void hangups(struct pts_httpd *h)
+{
+	struct pollfd *pfds = h->pfds;
+	unsigned int *at = h->pfd_conn, i, n = 0;
+
+	for (i = 0; i < HTTPD_MAX_CONNECTIONS; i++) {
+		if (!waiting(&h->conns[i]))
+			continue;
+		pfds[n] = (struct pollfd){ .fd = h->conns[i].fd,
+					   .events = POLLRDHUP };
+		at[n++] = i;
+	}
+	if (!n || poll(pfds, n, 0) <= 0)
+		return;
+	for (i = 0; i < n; i++)
+		if ((pfds[i].revents & (POLLRDHUP | POLLHUP | POLLERR)) &&
+		    drained(pfds[i].fd))
+			cut_short(&h->conns[at[i]], "400 Bad Request");
+}
+
+/* cut short connections past their deadline; ms until the next one */
 static long expire(struct pts_httpd *h)
 {
 	double now = now_s(), left, next = HTTPD_TICK_MS / 1e3;
@@ -235,20 +292,13 @@ static long expire(struct pts_httpd *h)
 
 	for (i = 0; i < HTTPD_MAX_CONNECTIONS; i++) {
 		c = &h->conns[i];
-		if (!c->conn || c->complete || c->expired)
+		if (!waiting(c))
 			continue;
 		left = c->since + HTTPD_REQUEST_DEADLINE_S - now;
-		if (left > 0) {
-			if (left < next)
-				next = left;
-			continue;
-		}
-		/* libmicrohttpd sees the end of the stream and closes it */
-		c->expired = true;
-		if (c->fd < 0)
-			continue;
-		reject(c->fd, "408 Request Timeout");
-		shutdown(c->fd, SHUT_RDWR);
+		if (left <= 0)
+			cut_short(c, "408 Request Timeout");
+		else if (left < next)
+			next = left;
 	}
 	return (long)(next * 1000) + 1;
 }
@@ -308,6 +358,7 @@ int httpd_step(struct pts_httpd *h, long timeout_ms, const sigset_t *unblocked)
 	if (ppoll(&pfd, 1, &ts, unblocked) < 0)
 		return -errno;
 	MHD_run(h->daemon);	/* answers, accepts, drops idle clients */
+	hangups(h);
 	expire(h);
 	return 0;
 }

@@ -4,13 +4,15 @@
 # trickle one byte every 0.5 s for SECS seconds, then print
 # "opened=A refused=R closed_by_server=C longest_s=L" (L: the longest a
 # connection the server closed was open).  MODE "line": a request line
-# never ends; "headers": a complete request line, then headers never end.
+# never ends; "headers": a complete request line, then headers never end;
+# "body": complete headers announce a body that never ends.
 import select, socket, sys, time
 
 port, mode, n, ips, secs = (int(sys.argv[1]), sys.argv[2], int(sys.argv[3]),
                             int(sys.argv[4]), float(sys.argv[5]))
-prefix = b"GET /metrics HTTP/1.1\r\n" if mode == "headers" else b""
-body = b"X-Slow: " + b"a" * 4096 if mode == "headers" else b"GET /" + b"a" * 4096
+prefix = {"line": b"", "headers": b"GET /metrics HTTP/1.1\r\n",
+          "body": b"GET /metrics HTTP/1.1\r\nContent-Length: 100000\r\n\r\n"}[mode]
+body = {"line": b"GET /", "headers": b"X-Slow: ", "body": b""}[mode] + b"a" * 4096
 conns, refused, closed, longest = {}, 0, 0, 0.0
 for i in range(n):
     s = socket.socket()

@@ -229,6 +229,8 @@ for req in 'GARBAGE\r\n\r\n' 'GET\r\n\r\n' '\x00\x01\x02\xff\r\n\r\n' \
 done
 got=$(raw_status 'GET /metr' shut)
 check_eq "half a request line, then a half-close" 400 "$got"
+got=$(raw_status 'GET /metrics HTTP/1.0\r\n\r\n' shut)
+check_eq "a whole request, then a half-close" 200 "$got"
 got=$(scrape "$TMP/still.txt")
 if exporter_alive && [ "${got%% *}" = 200 ]; then
 	ok "still serving after bad requests"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # ptscope export under slow clients: 200 connections trickling a request
-# line or headers must neither block nor delay a scrape (Prometheus gives
+# line, headers or a body must neither block nor delay a scrape (Prometheus gives
 # up after 10 s), and each is closed within the request deadline.
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -69,6 +69,7 @@ sys.exit(int(d["closed_by_server"]) + int(d["refused"]) < 200)' "$TMP/slow.out";
 
 slow_round "200 slow request lines from one address" line 1
 slow_round "200 slow header sections from 100 addresses" headers 100
+slow_round "200 slow bodies from 20 addresses" body 20
 
 got=$(timed_scrape)
 check_eq "still serving" 200 "${got%% *}"
