@@ -13,7 +13,7 @@ OUT := build
 BPF_OUT := $(OUT)/bpf/$(ARCH)
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -I$(BPF_OUT) -Isrc
-LDLIBS := -lbpf -lelf -lz -ljson-c -lmicrohttpd -lm
+LDLIBS := -lbpf -lelf -lz -ljson-c -lmicrohttpd -lseccomp -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Ibpf
 
 BPF_NAMES := mremap thp task
@@ -23,7 +23,7 @@ LIB_SRCS := src/hist.c src/catalog.c src/caps.c src/engine.c src/objects.c \
 	src/collector.c src/options.c src/format.c src/report.c src/report_text.c \
 	src/session.c src/kcounters.c src/view_probe.c \
 	src/view_stat.c src/view_top.c src/run_cmd.c src/view_snoop.c \
-	src/view_export.c src/exporter.c src/prom.c src/view_diff.c src/diff.c
+	src/view_export.c src/exporter.c src/httpd.c src/privdrop.c src/prom.c src/view_diff.c src/diff.c
 LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope
 BENCH := $(OUT)/ptscope-bench
@@ -31,7 +31,7 @@ CASES := $(OUT)/ptscope-cases
 
 # Debian packages ptscope needs to build, test and demo.
 DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
-	zlib1g-dev libzstd-dev libjson-c-dev libcmocka-dev libmicrohttpd-dev strace \
+	zlib1g-dev libzstd-dev libjson-c-dev libcmocka-dev libmicrohttpd-dev libseccomp-dev strace \
 	prometheus curl \
 	python3 \
 	libclang-rt-14-dev
@@ -39,7 +39,7 @@ DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
 # sanitizer and fuzz passes of make check)
 DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 \
-	libjson-c-dev:arm64 dpkg-dev xz-utils
+	libjson-c-dev:arm64 libseccomp-dev:arm64 dpkg-dev xz-utils
 # the qemu kernel matrix (kernels come from tests/vm/fetch-kernel.sh)
 DEPS_VM_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio zstd lz4 \
 	binutils
@@ -99,7 +99,7 @@ $(CASES): bench/mremap-cases.c
 # no static library of: a TLS-less one is built from Debian's source.
 MHD_STATIC := $(OUT)/static/$(ARCH)/microhttpd
 STATIC_LIBS := -L$(MHD_STATIC)/lib -l:libmicrohttpd.a -l:libbpf.a -l:libelf.a \
-	-l:libz.a -l:libzstd.a -l:libjson-c.a -lm -lpthread
+	-l:libz.a -l:libzstd.a -l:libjson-c.a -l:libseccomp.a -lm -lpthread
 static: deps-static
 	$(MAKE) $(OUT)/static/x86/ptscope $(OUT)/static/x86/ptscope-bench \
 		$(OUT)/static/x86/ptscope-cases
@@ -204,7 +204,7 @@ kernel: deps-kernel
 # which reports TAP ("ok N - fuzz_diff 20 s, X runs").  Add new targets
 # (fuzz_http for the HTTP path) to FUZZ_TARGETS.  The library sources are
 # built with coverage and sanitizers into $(FUZZ_OUT)/$(ARCH).
-FUZZ_TARGETS := fuzz_diff fuzz_options fuzz_listen
+FUZZ_TARGETS := fuzz_diff fuzz_options fuzz_listen fuzz_http
 FUZZ_SECONDS ?= 20
 FUZZ_OUT := $(OUT)/fuzz
 FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined \

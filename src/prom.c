@@ -628,58 +628,6 @@ int prom_render(const struct prom_input *in, struct prom_buf *out)
 	return out->err;
 }
 
-/* RFC 9110 token characters (a method is a token) */
-static bool is_tchar(unsigned char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-	       (c >= 'A' && c <= 'Z') || (c && strchr("!#$%&'*+-.^_`|~", c));
-}
-
-static bool is_visible(unsigned char c)
-{
-	return c > 0x20 && c < 0x7f;
-}
-
-/* [p, end) without its line ending is "METHOD SP TARGET SP HTTP/d.d" */
-static bool request_line_ok(const unsigned char *p, const unsigned char *end)
-{
-	const unsigned char *q = p, *target;
-
-	if (end > p && end[-1] == '\r')
-		end--;
-	while (q < end && is_tchar(*q))
-		q++;
-	if (q == p || q == end || *q != ' ')
-		return false;
-	target = ++q;
-	while (q < end && is_visible(*q))
-		q++;
-	if (q == target || q == end || *q != ' ')
-		return false;
-	q++;
-	return end - q == 8 && !memcmp(q, "HTTP/", 5) &&
-	       q[5] >= '0' && q[5] <= '9' && q[6] == '.' &&
-	       q[7] >= '0' && q[7] <= '9';
-}
-
-enum prom_line prom_check_request_line(const char *buf, size_t len,
-				       size_t max)
-{
-	const unsigned char *p = (const unsigned char *)buf, *end = p + len;
-	const unsigned char *eol, *q;
-
-	while (p < end && (*p == '\r' || *p == '\n'))
-		p++;
-	eol = memchr(p, '\n', (size_t)(end - p));
-	/* reject binary junk at once rather than wait for a newline */
-	for (q = p; q < (eol ? eol : end); q++)
-		if (*q != ' ' && *q != '\r' && !is_visible(*q))
-			return PROM_LINE_BAD;
-	if (!eol)
-		return len >= max ? PROM_LINE_TOO_LONG : PROM_LINE_MORE;
-	return request_line_ok(p, eol) ? PROM_LINE_OK : PROM_LINE_BAD;
-}
-
 static int listen_error(char *err, size_t errlen, const char *listen,
 			const char *why)
 {

@@ -68,22 +68,6 @@ void prom_put_seconds(struct prom_buf *b, uint64_t ns);
 /* the whole /metrics page; 0 or -ENOMEM */
 int prom_render(const struct prom_input *in, struct prom_buf *out);
 
-/* the first line of an HTTP request, checked before libmicrohttpd sees it */
-enum prom_line {
-	PROM_LINE_OK = 0,
-	PROM_LINE_MORE,		/* well formed so far, no end of line yet */
-	PROM_LINE_BAD,		/* not "METHOD SP TARGET SP HTTP/d.d" */
-	PROM_LINE_TOO_LONG,	/* no end of line within @max bytes */
-};
-
-/*
- * libmicrohttpd 0.9.75 closes connections whose request line it cannot
- * parse without answering; the exporter answers those with 400 itself.
- * Leading empty lines are skipped (RFC 9112 2.2).
- */
-enum prom_line prom_check_request_line(const char *buf, size_t len,
-				       size_t max);
-
 /*
  * "127.0.0.1:9477", "[::1]:9477" or "localhost:9477" into a socket
  * address; 0, or -EINVAL with the reason in @err.

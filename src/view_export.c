@@ -5,6 +5,7 @@
  */
 #include "collector.h"
 #include "exporter.h"
+#include "privdrop.h"
 #include "session.h"
 #include "views.h"
 
@@ -18,10 +19,15 @@ int view_export(const struct pts_options *opts)
 	ret = exporter_session_start(&s, opts, true, &ex);
 	if (ret)
 		return ret;
+	/* attached and listening: serving needs none of root's powers */
+	ret = privdrop_apply(s.eng.objs.counters_fd);
+	if (ret)
+		goto out;
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop\n");
 	if (opts->duration_s)
 		deadline = mono_seconds() + opts->duration_s;
 	ret = exporter_serve(ex, deadline);
+out:
 	exporter_close(ex);
 	session_stop(&s);
 	return ret;

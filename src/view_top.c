@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include "collector.h"
 #include "exporter.h"
+#include "privdrop.h"
 #include "format.h"
 #include "hist.h"
 #include "report.h"
@@ -299,7 +300,11 @@ int view_top(const struct pts_options *opts)
 			strerror(errno));
 		ret = 1;
 	} else {
-		ret = top_loop(&s, ex, out);
+		/* attached, listening, -o open: serving needs no privilege */
+		if (ex && privdrop_apply(s.eng.objs.counters_fd))
+			ret = 1;
+		else
+			ret = top_loop(&s, ex, out);
 		if (out != stdout)
 			fclose(out);
 	}

@@ -64,12 +64,15 @@ check_delta() {
 	fi
 }
 
-# raw_status BYTES: send raw bytes (printf format), print the status code
+# raw_status BYTES [shut]: send raw bytes (printf format), then with
+# "shut" half-close; print the status code
 raw_status() {
-	python3 - "$PORT" "$1" <<'EOF'
+	python3 - "$PORT" "$1" "${2:-}" <<'EOF'
 import socket, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
 s.sendall(sys.argv[2].encode().decode("unicode_escape").encode("latin-1"))
+if sys.argv[3] == "shut":
+    s.shutdown(socket.SHUT_WR)
 reply = b""
 try:
     while True:
@@ -118,6 +121,28 @@ else
 	sed 's/^/#   /' "$TMP/export.err"
 	exporter_alive || { EXPORTER=; echo "# exporter died"; finish; exit 1; }
 fi
+
+# privileges PID: "CapEff CapPrm NoNewPrivs Seccomp" of a running process
+privileges() {
+	awk '$1 ~ /^(CapEff|CapPrm|NoNewPrivs|Seccomp):$/ { v[$1] = $2 }
+	END { print v["CapEff:"], v["CapPrm:"], v["NoNewPrivs:"], v["Seccomp:"] }' \
+		/proc/"$1"/status
+}
+
+# serving keeps no capability (CAP_BPF, bit 39, where the kernel's bpf()
+# asks for it on map reads: before 6.5 with unprivileged BPF disabled),
+# no new privileges, a seccomp filter
+check_privileges() {
+	local got want=0000000000000000
+	got=$(privileges "$2")
+	case "$got" in
+	"0000008000000000 0000008000000000 1 2")
+		want=0000008000000000
+		echo "# $1: CAP_BPF kept: this kernel's bpf() needs it for map reads" ;;
+	esac
+	check_eq "$1: CapEff CapPrm NoNewPrivs Seccomp" "$want $want 1 2" "$got"
+}
+check_privileges "export" "$EXPORTER"
 
 # --- a second exporter on the same port: exit 1, says why ---
 "$PTSCOPE" export --listen "127.0.0.1:$PORT" >/dev/null 2>"$TMP/busy.err"
@@ -218,6 +243,10 @@ for req in 'GARBAGE\r\n\r\n' 'GET\r\n\r\n' '\x00\x01\x02\xff\r\n\r\n' \
 	*) not_ok "malformed request '$req': want 4xx, got $got" ;;
 	esac
 done
+got=$(raw_status 'GET /metr' shut)
+check_eq "half a request line, then a half-close" 400 "$got"
+got=$(raw_status 'GET /metrics HTTP/1.0\r\n\r\n' shut)
+check_eq "a whole request, then a half-close" 200 "$got"
 got=$(scrape "$TMP/still.txt")
 if exporter_alive && [ "${got%% *}" = 200 ]; then
 	ok "still serving after bad requests"
@@ -327,6 +356,7 @@ top_ready() {
 		grep -q 'tracing, Ctrl-C' "$TMP/top.err"
 }
 if wait_for 60 top_ready; then
+	check_privileges "top --listen" "$TOP"
 	PORT=$TPORT scrape "$TMP/top0.txt" >/dev/null
 	"$WORKLOAD" mremap --size 16M --align pmd --count 3 >/dev/null 2>&1
 	PORT=$TPORT scrape "$TMP/top1.txt" >/dev/null

@@ -567,48 +567,6 @@ static void test_buf_growth(void **state)
 	prom_buf_free(&b);
 }
 
-static void test_request_line(void **state)
-{
-	static const struct {
-		const char *req;
-		enum prom_line want;
-	} cases[] = {
-		{ "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", PROM_LINE_OK },
-		{ "GET /metrics HTTP/1.0\n\n", PROM_LINE_OK },
-		{ "\r\nGET / HTTP/1.1\r\n", PROM_LINE_OK },
-		{ "POST /x?a=b HTTP/1.1\r\n", PROM_LINE_OK },
-		{ "GET /metrics HTTP/9.9\r\n", PROM_LINE_OK },	/* MHD: 505 */
-		{ "GET /metr", PROM_LINE_MORE },
-		{ "", PROM_LINE_MORE },
-		{ "\r\n", PROM_LINE_MORE },
-		{ "GARBAGE\r\n\r\n", PROM_LINE_BAD },
-		{ "GET\r\n", PROM_LINE_BAD },
-		{ "GET /metrics\r\n", PROM_LINE_BAD },		/* HTTP/0.9 */
-		{ "GET  /metrics HTTP/1.1\r\n", PROM_LINE_BAD },
-		{ "GET /metrics HTTP/1.1 \r\n", PROM_LINE_BAD },
-		{ "GET /metrics HTTPS/1.1\r\n", PROM_LINE_BAD },
-		{ "GET /metrics HTTP/11\r\n", PROM_LINE_BAD },
-		{ "G(T /metrics HTTP/1.1\r\n", PROM_LINE_BAD },
-		{ "GET /a\rb HTTP/1.1\r\n", PROM_LINE_BAD },
-		{ "\x01\x02\xff", PROM_LINE_BAD },		/* no newline yet */
-		{ "GET /\xc3\xa9 HTTP/1.1\r\n", PROM_LINE_BAD },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		enum prom_line got = prom_check_request_line(cases[i].req,
-					strlen(cases[i].req), 4096);
-
-		if (got != cases[i].want)
-			fail_msg("'%s': want %d, got %d", cases[i].req,
-				 cases[i].want, got);
-	}
-	assert_int_equal(prom_check_request_line("GET /aaaaaaaa", 13, 13),
-			 PROM_LINE_TOO_LONG);
-	assert_int_equal(prom_check_request_line("GET\0/ HTTP/1.1\r\n", 16, 64),
-			 PROM_LINE_BAD);
-}
-
 static void assert_listen_ok(const char *arg, int family, const char *addr,
 			     int port)
 {
@@ -685,7 +643,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_program_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_well_formed, setup, teardown),
 		cmocka_unit_test(test_buf_growth),
-		cmocka_unit_test(test_request_line),
 		cmocka_unit_test(test_listen),
 	};
 
