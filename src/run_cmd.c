@@ -33,7 +33,8 @@ int child_spawn(struct pts_child *child, char **argv)
 		execvp(argv[0], argv);
 		fprintf(stderr, "ptscope: cannot run '%s': %s\n", argv[0],
 			strerror(errno));
-		_exit(127);
+		/* as shells do: 127 not found, 126 found but not runnable */
+		_exit(errno == ENOENT || errno == ENOTDIR ? 127 : 126);
 	}
 	close(pipefd[0]);
 	child->go_fd = pipefd[1];

@@ -128,5 +128,6 @@ int view_stat(const struct pts_options *opts)
 		ret = stat_text(&s, &snap, &kc, cmd, status, mono_seconds() - start);
 	snapshot_free(&snap);
 	session_stop(&s);
-	return ret;
+	/* the report is written: exit as the command did, like time(1) */
+	return ret ? ret : status;
 }
