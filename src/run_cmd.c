@@ -26,6 +26,7 @@ int child_spawn(struct pts_child *child, char **argv)
 		close(pipefd[1]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);	/* ignored by ptscope itself */
 		/* EOF without a byte means ptscope gave up: do not run */
 		if (read(pipefd[0], &go, 1) != 1)
 			_exit(127);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "diff.h"
+#include "report.h"
 #include "views.h"
 
 #define MAX_RECORDING	(64 << 20)	/* far above any stat recording */
@@ -238,13 +239,11 @@ static int write_report(const struct pts_options *opts,
 			const struct diff_result *res,
 			const char *const files[DIFF_SIDES])
 {
-	FILE *out = stdout;
+	FILE *out = report_open(opts->output);
 	int err = 0;
 
-	if (opts->output && !(out = fopen(opts->output, "w"))) {
-		fprintf(stderr, "ptscope: -o %s: %s\n", opts->output, strerror(errno));
+	if (!out)
 		return 1;
-	}
 	if (opts->json) {
 		err = write_json(out, res, files);
 	} else {
@@ -253,14 +252,12 @@ static int write_report(const struct pts_options *opts,
 		print_only(out, res);
 		print_summary(out, res);
 	}
-	if (!err && (ferror(out) || fflush(out)))
-		err = errno ? -errno : -EIO;
-	if (out != stdout && fclose(out) && !err)
-		err = -errno;
-	if (err)
-		fprintf(stderr, "ptscope: writing %s: %s\n",
-			opts->output ? opts->output : "the report", strerror(-err));
-	return err ? 1 : 0;
+	if (err) {
+		fprintf(stderr, "ptscope: out of memory\n");
+		report_close(out, opts->output);
+		return 1;
+	}
+	return report_close(out, opts->output);
 }
 
 int view_diff(const struct pts_options *opts)

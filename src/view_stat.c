@@ -40,26 +40,20 @@ static int stat_json(struct pts_session *s, const struct pts_snapshot *snap,
 	json_object_object_add(root, "metrics", report_metrics_json(&s->rep));
 	json_object_object_add(root, "counters", report_snapshot_json(&s->rep, snap));
 	json_object_object_add(root, "kernel_counters", kcounters_json(kc));
-	err = report_write_json(root, s->opts->output, stdout);
+	err = report_write_json(root, s->opts->output);
 	json_object_put(root);
-	if (err)
-		fprintf(stderr, "ptscope: writing %s: %s\n", s->opts->output,
-			strerror(-err));
-	return err ? 1 : 0;
+	return err;
 }
 
 static int stat_text(struct pts_session *s, const struct pts_snapshot *snap,
 		     const struct kcounters *kc, const char *cmd, int status,
 		     double elapsed)
 {
-	FILE *out = stdout;
+	FILE *out = report_open(s->opts->output);
 	size_t i;
 
-	if (s->opts->output && !(out = fopen(s->opts->output, "w"))) {
-		fprintf(stderr, "ptscope: -o %s: %s\n", s->opts->output,
-			strerror(errno));
+	if (!out)
 		return 1;
-	}
 	fprintf(out, "\nptscope stat: '%s' exited %d after %.3f s (kernel %s)\n",
 		cmd, status, elapsed, s->caps.release);
 	report_metric_status(out, &s->rep);
@@ -72,9 +66,7 @@ static int stat_text(struct pts_session *s, const struct pts_snapshot *snap,
 			snap->procs[i].stats.comm,
 			(unsigned long long)proc_total_mremap(&snap->procs[i].stats),
 			(unsigned long long)proc_total_faults(&snap->procs[i].stats));
-	if (out != stdout)
-		fclose(out);
-	return 0;
+	return report_close(out, s->opts->output);
 }
 
 int view_stat(const struct pts_options *opts)

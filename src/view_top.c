@@ -180,12 +180,21 @@ static void render_text(FILE *out, struct pts_session *s,
 	top_table(out, d, rows);
 }
 
+/* the errno of a failed write to @out since it was opened, else 0 */
+static int out_error(FILE *out)
+{
+	errno = 0;
+	if (fflush(out) || ferror(out))
+		return errno ? errno : EIO;
+	return 0;
+}
+
 /*
  * On a terminal: draw the frame off screen, then overwrite the old one
  * line by line (erase to end of each line and below), which does not
  * flicker the way clearing the screen first does.
  */
-static void render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
+static int render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
 		   bool tty)
 {
 	int rows = s->opts->rows, fit;
@@ -193,27 +202,28 @@ static void render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
 	char *frame = NULL, *line, *save;
 	size_t len = 0;
 	FILE *mem;
+	int err = 0;
 
 	if (s->opts->json) {
 		root = report_snapshot_json(&s->rep, d);
-		fprintf(out, "%s\n", json_object_to_json_string_ext(root,
-				JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		/* over a buffer's worth goes straight out: keep its errno */
+		if (fprintf(out, "%s\n", json_object_to_json_string_ext(root,
+				JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+			err = errno;
 		json_object_put(root);
-		fflush(out);
-		return;
+		return err ? err : out_error(out);
 	}
 	if (!tty) {
 		render_text(out, s, d, rows);
 		fputc('\n', out);
-		fflush(out);
-		return;
+		return out_error(out);
 	}
 	fit = terminal_rows(out) - 10;	/* header, totals, histogram */
 	if (fit < rows)
 		rows = fit > 1 ? fit : 1;
 	mem = open_memstream(&frame, &len);
 	if (!mem)
-		return;
+		return 0;	/* no memory for this frame: skip it */
 	render_text(mem, s, d, rows);
 	fclose(mem);
 	fputs("\033[H", out);
@@ -221,8 +231,8 @@ static void render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
 	     line = strtok_r(NULL, "\n", &save))
 		fprintf(out, "%s\033[K\n", line);
 	fputs("\033[J", out);
-	fflush(out);
 	free(frame);
+	return out_error(out);
 }
 
 static void sleep_interval(double secs)
@@ -248,7 +258,9 @@ static int wait_refresh(struct pts_exporter *ex, double next)
 	return 0;
 }
 
-static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out)
+/* *@werr: a write to @out failed (errno), the loop stopped there */
+static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out,
+		    int *werr)
 {
 	const struct pts_options *opts = s->opts;
 	struct pts_snapshot prev, now, delta;
@@ -268,10 +280,12 @@ static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out)
 		if (collector_read(&s->eng.objs, &now))
 			goto read_failed;
 		snapshot_delta(&now, &prev, &delta);
-		render(out, s, &delta, tty);
+		*werr = render(out, s, &delta, tty);
 		snapshot_free(&delta);
 		snapshot_free(&prev);
 		prev = now;
+		if (*werr)
+			break;
 		if (opts->duration_s && now.mono_s - start >= opts->duration_s - 1e-3)
 			break;
 	}
@@ -283,25 +297,34 @@ read_failed:
 	return 1;
 }
 
+/* a reader that went away ("| head") ends top as Ctrl-C does */
+static int top_close(FILE *out, const char *path, int werr)
+{
+	if (werr != EPIPE)
+		return report_close_err(out, path, werr);
+	fprintf(stderr, "ptscope: the output was closed by its reader\n");
+	if (out != stdout)
+		fclose(out);
+	return 0;
+}
+
 int view_top(const struct pts_options *opts)
 {
 	struct pts_exporter *ex;
 	struct pts_session s;
-	FILE *out = stdout;
-	int ret;
+	int ret, werr = 0;
+	FILE *out;
 
 	sort_key = opts->sort;
 	ret = exporter_session_start(&s, opts, opts->listen_set, &ex);
 	if (ret)
 		return ret;
-	if (opts->output && !(out = fopen(opts->output, "w"))) {
-		fprintf(stderr, "ptscope: -o %s: %s\n", opts->output,
-			strerror(errno));
+	out = report_open(opts->output);
+	if (!out) {
 		ret = 1;
 	} else {
-		ret = top_loop(&s, ex, out);
-		if (out != stdout)
-			fclose(out);
+		ret = top_loop(&s, ex, out, &werr);
+		ret = top_close(out, opts->output, werr) || ret;
 	}
 	exporter_close(ex);
 	session_stop(&s);

@@ -29,4 +29,93 @@ check_eq "stat -- not executable: says why" 1 \
 	"$(grep -c 'Permission denied' "$TMP/rc.err")"
 expect_rc "stat -- usage error stays 2" 2 stat --bogus -- true
 
+# expect_write_error NAME WHERE ARGS...: exit 1, WHERE and ENOSPC's text
+# said; WHERE "standard output" runs with stdout on /dev/full
+expect_write_error() {
+	local name=$1 where=$2 out=/dev/null rc
+	shift 2
+	[ "$where" = "standard output" ] && out=/dev/full
+	"$PTSCOPE" "$@" >"$out" 2>"$TMP/wr.err"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "writing $where: No space left on device" "$TMP/wr.err"; then
+		ok "$name: exit 1, '$(tail -n1 "$TMP/wr.err")'"
+	else
+		not_ok "$name: exit $rc, stderr '$(tail -n1 "$TMP/wr.err")'"
+	fi
+}
+
+# every writer reports a full disk, never exits 0 on a truncated report
+expect_write_error "stat -o /dev/full" /dev/full stat -o /dev/full -- true
+expect_write_error "stat --json -o /dev/full" /dev/full stat --json -o /dev/full -- true
+expect_write_error "stat >/dev/full" "standard output" stat -- true
+expect_write_error "stat --json >/dev/full" "standard output" stat --json -- true
+expect_write_error "top >/dev/full" "standard output" top -i 0.5 -d 1
+expect_write_error "top --json -o /dev/full" /dev/full top --json -i 0.5 -d 1 -o /dev/full
+expect_write_error "snoop >/dev/full" "standard output" snoop -d 1
+expect_write_error "probe --json -o /dev/full" /dev/full probe --json -o /dev/full
+if "$PTSCOPE" stat --json -o "$TMP/rec.json" -- true 2>/dev/null; then
+	expect_write_error "diff >/dev/full" "standard output" \
+		diff "$TMP/rec.json" "$TMP/rec.json"
+else
+	not_ok "stat --json -o FILE failed: no recording to diff"
+fi
+
+# until the background snoop says it traces (at most 5 s)
+wait_tracing() {
+	for _ in $(seq 1 50); do
+		grep -q 'tracing, Ctrl-C to stop' "$TMP/snoop.err" 2>/dev/null && return
+		sleep 0.1
+	done
+}
+
+# wait_exit TENTHS: until the background snoop has written its exit status
+wait_exit() {
+	for _ in $(seq 1 "$1"); do
+		[ -s "$TMP/snoop.rc" ] && return
+		sleep 0.1
+	done
+}
+
+# snoop behind a reader that stalls for 8 s: -d 1 still ends it in time,
+# with its drop summary, and exit 0 (it was asked to stop)
+rm -f "$TMP/snoop.rc"
+start=$(date +%s%N)
+( "$PTSCOPE" snoop -d 1 -c ptscope-bench 2>"$TMP/snoop.err"
+  echo $? >"$TMP/snoop.rc"; date +%s%N >"$TMP/snoop.end" ) |
+	(sleep 8; cat >/dev/null) &
+stalled=$!
+wait_tracing
+"$BENCH" mremap --size 1036K --align page --count 3000 >/dev/null
+wait_exit 60
+if [ -s "$TMP/snoop.rc" ]; then
+	took=$(( ($(cat "$TMP/snoop.end") - start) / 1000000 ))
+	check_eq "snoop -d 1 behind a stalled reader: ends within 5 s" yes \
+		"$([ $took -lt 5000 ] && echo yes || echo "no, ${took} ms")"
+	check_eq "snoop -d 1 behind a stalled reader: exit status" 0 "$(cat "$TMP/snoop.rc")"
+	check_eq "snoop behind a stalled reader: drop summary" 1 \
+		"$(grep -c 'events, [0-9]* dropped' "$TMP/snoop.err")"
+else
+	not_ok "snoop -d 1 behind a stalled reader still runs after 6 s"
+fi
+kill $stalled 2>/dev/null
+wait $stalled 2>/dev/null
+
+# snoop | head -n 2: the reader leaves; snoop stops with its summary
+rm -f "$TMP/snoop.rc"
+( "$PTSCOPE" snoop -c ptscope-bench 2>"$TMP/snoop.err" &
+  echo $! >"$TMP/snoop.pid"; wait $!; echo $? >"$TMP/snoop.rc" ) |
+	head -n 2 >/dev/null &
+wait_tracing
+"$BENCH" mremap --size 1036K --align page --count 200 >/dev/null
+wait_exit 30
+if [ -s "$TMP/snoop.rc" ]; then
+	check_eq "snoop | head: exit status" 0 "$(cat "$TMP/snoop.rc")"
+	check_eq "snoop | head: drop summary and why it stopped" "1 1" \
+		"$(grep -c 'events, [0-9]* dropped' "$TMP/snoop.err") $(grep -c 'closed by its reader' "$TMP/snoop.err")"
+else
+	not_ok "snoop | head: still running 3 s after head left (SIGPIPE ignored?)"
+	kill -INT "$(cat "$TMP/snoop.pid")" 2>/dev/null
+fi
+wait
+
 finish
