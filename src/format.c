@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <ptscope/ptscope.h>
 #include "format.h"
 
@@ -44,6 +46,45 @@ const char *fmt_order_size(char *buf, size_t len, unsigned int order,
 		snprintf(buf, len, "%lluM", (unsigned long long)(kb / 1024));
 	else
 		snprintf(buf, len, "%lluK", (unsigned long long)kb);
+	return buf;
+}
+
+static bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+/* U+0080-U+009F in UTF-8: 0xc2 then 0x80-0x9f (0x9b is CSI) */
+static bool is_c1(const unsigned char *s)
+{
+	return s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f;
+}
+
+const char *fmt_escape(char *buf, size_t len, const char *src)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t used = 0;
+	char piece[9];
+
+	if (!len)
+		return buf;
+	for (; *s; s++) {
+		if (*s == '\\')
+			snprintf(piece, sizeof(piece), "\\\\");
+		else if (is_control(*s))
+			snprintf(piece, sizeof(piece), "\\x%02x", *s);
+		else if (is_c1(s))
+			snprintf(piece, sizeof(piece), "\\x%02x\\x%02x", s[0], s[1]);
+		else
+			snprintf(piece, sizeof(piece), "%c", *s);
+		if (used + strlen(piece) >= len)
+			break;
+		memcpy(buf + used, piece, strlen(piece));
+		used += strlen(piece);
+		if (is_c1(s))
+			s++;
+	}
+	buf[used] = '\0';
 	return buf;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "diff.h"
+#include "format.h"
 #include "report.h"
 #include "views.h"
 
@@ -109,17 +110,25 @@ static int load_recording(const char *path, json_object **rec)
 	return ret;
 }
 
+/* a recording's strings come from anywhere: escape them */
 static void print_run(FILE *out, const struct diff_run *run, const char *side,
 		      const char *path)
 {
+	char cmd[4 * sizeof(run->command)], kernel[4 * sizeof(run->kernel)];
+	char machine[4 * sizeof(run->machine)];
+
 	fprintf(out, "  %-4s  %s: '%s' on %s %s, %.3f s, exit %d\n", side, path,
-		run->command, run->kernel, run->machine, run->seconds,
+		fmt_escape(cmd, sizeof(cmd), run->command),
+		fmt_escape(kernel, sizeof(kernel), run->kernel),
+		fmt_escape(machine, sizeof(machine), run->machine), run->seconds,
 		run->exit_status);
 }
 
 static void print_header(FILE *out, const struct diff_result *res,
 			 const char *const files[DIFF_SIDES])
 {
+	char base[4 * sizeof(res->run[0].kernel)], new[sizeof(base)];
+	char note[4 * DIFF_TEXT_LEN];
 	size_t i;
 
 	fprintf(out, "ptscope diff\n");
@@ -127,11 +136,14 @@ static void print_header(FILE *out, const struct diff_result *res,
 	print_run(out, &res->run[DIFF_NEW], "new", files[DIFF_NEW]);
 	if (diff_kernels_differ(res))
 		fprintf(out, "  kernels differ: base %s, new %s\n",
-			res->run[DIFF_BASE].kernel, res->run[DIFF_NEW].kernel);
+			fmt_escape(base, sizeof(base), res->run[DIFF_BASE].kernel),
+			fmt_escape(new, sizeof(new), res->run[DIFF_NEW].kernel));
 	else
-		fprintf(out, "  same kernel: %s\n", res->run[DIFF_BASE].kernel);
+		fprintf(out, "  same kernel: %s\n",
+			fmt_escape(base, sizeof(base), res->run[DIFF_BASE].kernel));
 	for (i = 0; i < res->nr_notes; i++)
-		fprintf(out, "  note: %s\n", res->notes[i]);
+		fprintf(out, "  note: %s\n",
+			fmt_escape(note, sizeof(note), res->notes[i]));
 }
 
 static void print_rows(FILE *out, const struct diff_result *res)

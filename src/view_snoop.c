@@ -173,7 +173,7 @@ static int handle_event(void *ctx, void *data, size_t len)
 {
 	struct snoop_ctx *sc = ctx;
 	const struct pts_event *ev = data;
-	char when[32], lat[32];
+	char when[32], lat[32], comm[FMT_COMM_LEN];
 
 	if (len < sizeof(*ev))
 		return 0;
@@ -183,7 +183,8 @@ static int handle_event(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	event_time(when, sizeof(when), ev->ts_ns);
-	fprintf(sc->out, "%-12s %-16s %7u %9s  ", when, ev->comm, ev->tgid,
+	fprintf(sc->out, "%-12s %-16s %7u %9s  ", when,
+		fmt_escape(comm, sizeof(comm), ev->comm), ev->tgid,
 		ev->latency_ns ? fmt_ns(lat, sizeof(lat), ev->latency_ns) : "-");
 	if (ev->type == PTS_EV_MREMAP)
 		print_mremap(sc, ev);

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include "collector.h"
+#include "format.h"
 #include "kcounters.h"
 #include "report.h"
 #include "run_cmd.h"
@@ -50,12 +51,14 @@ static int stat_text(struct pts_session *s, const struct pts_snapshot *snap,
 		     double elapsed)
 {
 	FILE *out = report_open(s->opts->output);
+	char safe[4 * 512], comm[FMT_COMM_LEN];
 	size_t i;
 
 	if (!out)
 		return 1;
 	fprintf(out, "\nptscope stat: '%s' exited %d after %.3f s (kernel %s)\n",
-		cmd, status, elapsed, s->caps.release);
+		fmt_escape(safe, sizeof(safe), cmd), status, elapsed,
+		s->caps.release);
 	report_metric_status(out, &s->rep);
 	report_snapshot_text(out, &s->rep, snap, true);
 	kcounters_text(out, kc);
@@ -63,7 +66,7 @@ static int stat_text(struct pts_session *s, const struct pts_snapshot *snap,
 		"MREMAP", "HUGEFAULT");
 	for (i = 0; i < snap->nr_procs; i++)
 		fprintf(out, "  %7u %-16s %8llu %10llu\n", snap->procs[i].tgid,
-			snap->procs[i].stats.comm,
+			fmt_escape(comm, sizeof(comm), snap->procs[i].stats.comm),
 			(unsigned long long)proc_total_mremap(&snap->procs[i].stats),
 			(unsigned long long)proc_total_faults(&snap->procs[i].stats));
 	return report_close(out, s->opts->output);

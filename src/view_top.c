@@ -122,10 +122,12 @@ static void top_totals(FILE *out, const struct pts_snapshot *d)
 
 static void top_table(FILE *out, struct pts_snapshot *d, int rows)
 {
-	char lat[32];
+	char lat[32], comm[FMT_COMM_LEN];
 	size_t i;
 
-	qsort(d->procs, d->nr_procs, sizeof(*d->procs), cmp_procs);
+	/* qsort(NULL, 0, ...) is undefined: an empty frame has no procs */
+	if (d->nr_procs)
+		qsort(d->procs, d->nr_procs, sizeof(*d->procs), cmp_procs);
 	fprintf(out, "\nmremap calls per alignment class (PUD/PMD/PTE/INPLACE), "
 		"hugepage faults per size (F-*)");
 	fprintf(out, "\n%7s %-16s %7s %5s %5s %6s %8s %9s %7s %7s %8s\n", "PID",
@@ -142,7 +144,8 @@ static void top_table(FILE *out, struct pts_snapshot *d, int rows)
 		for (o = 0; o < PTS_MAX_ORDER; o++)
 			fallback += p->fault_fallback[o];
 		fprintf(out, "%7u %-16s %7llu %5llu %5llu %6llu %8llu %9s %7llu "
-			"%7llu %8llu\n", d->procs[i].tgid, p->comm,
+			"%7llu %8llu\n", d->procs[i].tgid,
+			fmt_escape(comm, sizeof(comm), p->comm),
 			(unsigned long long)calls,
 			(unsigned long long)p->mremap_calls[PTS_MREMAP_PUD],
 			(unsigned long long)p->mremap_calls[PTS_MREMAP_PMD],

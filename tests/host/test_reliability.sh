@@ -118,4 +118,36 @@ else
 fi
 wait
 
+# A process names itself with ESC, BEL and CSI sequences, then mremaps
+# (Python's mmap.resize): its comm must reach no terminal raw.
+cat >"$TMP/evil.py" <<'PY'
+import ctypes, mmap, time
+name = b"\x1b[31mX\x07\x1b[2J"
+ctypes.CDLL(None).prctl(15, ctypes.c_char_p(name), 0, 0, 0)	# PR_SET_NAME
+time.sleep(1.5)
+m = mmap.mmap(-1, 1 << 20)
+m.resize(2 << 20)	# mremap
+PY
+ESCAPED='\x1b[31mX\x07\x1b[2J'
+
+# check_escaped NAME FILE: the escaped comm is there, no raw ESC or BEL
+check_escaped() {
+	check_eq "$1: the comm, escaped" yes \
+		"$(grep -qF "$ESCAPED" "$2" && echo yes || echo no)"
+	check_eq "$1: no raw ESC or BEL" 0 "$(tr -cd '\033\007' <"$2" | wc -c)"
+}
+
+"$PTSCOPE" stat -- python3 "$TMP/evil.py" >"$TMP/evil.stat" 2>&1
+check_escaped "stat text" "$TMP/evil.stat"
+"$PTSCOPE" stat --json -- python3 "$TMP/evil.py" >"$TMP/evil.json" 2>&1
+check_eq "stat --json: the comm, JSON-escaped" yes \
+	"$(grep -qF '\u001b[31mX\u0007' "$TMP/evil.json" && echo yes || echo no)"
+check_eq "stat --json: no raw ESC or BEL" 0 "$(tr -cd '\033\007' <"$TMP/evil.json" | wc -c)"
+"$PTSCOPE" snoop -d 5 >"$TMP/evil.snoop" 2>"$TMP/snoop.err" &
+snoop=$!
+wait_tracing
+python3 "$TMP/evil.py"
+wait $snoop
+check_escaped "snoop text" "$TMP/evil.snoop"
+
 finish

@@ -145,6 +145,45 @@ static void test_class_descs(void **state)
 	assert_string_equal(mremap_class_desc(UINT_MAX), "?");
 }
 
+/* ESC, BEL, a CSI sequence, DEL and UTF-8 C1 (CSI) become \xNN */
+static void test_escape_controls(void **state)
+{
+	char buf[128];
+
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "a\033[2Jb\007"),
+			    "a\\x1b[2Jb\\x07");
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "\t\n\r\177"),
+			    "\\x09\\x0a\\x0d\\x7f");
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "x\xc2\x9b" "31m"),
+			    "x\\xc2\\x9b31m");
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "a\\x1b"), "a\\\\x1b");
+	assert_null(strchr(buf, '\033'));
+}
+
+/* printable ASCII and UTF-8 (here é and a CJK character) are kept */
+static void test_escape_keeps_text(void **state)
+{
+	char buf[64];
+
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "stress-ng-vm"),
+			    "stress-ng-vm");
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "caf\xc3\xa9 \xe4\xb8\xad"),
+			    "caf\xc3\xa9 \xe4\xb8\xad");
+	assert_string_equal(fmt_escape(buf, sizeof(buf), ""), "");
+}
+
+/* truncation never leaves half an escape, nor overruns */
+static void test_escape_truncates(void **state)
+{
+	char buf[8];
+
+	memset(buf, 'Z', sizeof(buf));
+	assert_string_equal(fmt_escape(buf, 7, "ab\033cd"), "ab\\x1b");
+	assert_int_equal(buf[7], 'Z');
+	assert_string_equal(fmt_escape(buf, 6, "ab\033cd"), "ab");
+	assert_string_equal(fmt_escape(buf, 1, "abc"), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +196,9 @@ int main(void)
 		cmocka_unit_test(test_order_size),
 		cmocka_unit_test(test_class_names),
 		cmocka_unit_test(test_class_descs),
+		cmocka_unit_test(test_escape_controls),
+		cmocka_unit_test(test_escape_keeps_text),
+		cmocka_unit_test(test_escape_truncates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
