@@ -44,7 +44,9 @@ struct diff_values {
 	double seconds;
 	double mremap_calls;	/* < 0: mremap not recorded */
 	bool fault_funcs;	/* faults traced from their functions */
-	int err;		/* -ENOMEM once an add failed */
+	int err;		/* -ENOMEM once an add failed, -EINVAL */
+	char bad_name[DIFF_NAME_LEN];	/* -EINVAL: the first invalid value */
+	double bad_value;
 };
 
 static json_object *get(json_object *obj, const char *key)
@@ -109,11 +111,29 @@ static void *grow(void *arrp, size_t *nr, size_t *cap, size_t size)
 
 /* ---- flattening one recording into named values ---- */
 
+/*
+ * Every value a recording holds is a counter (u64 in the maps and in
+ * /proc/vmstat) or a duration: never negative, never above 2^64.  One
+ * that is makes the recording invalid rather than a row of nonsense.
+ */
+static bool valid_count(double value)
+{
+	return value >= 0 && value <= 18446744073709551615.0;
+}
+
 static void vadd(struct diff_values *dv, const char *section, bool ratio,
 		 double value, const char *fmt, va_list ap)
 {
 	struct diff_value *v;
 
+	if (!ratio && !valid_count(value)) {
+		if (!dv->err) {
+			vsnprintf(dv->bad_name, sizeof(dv->bad_name), fmt, ap);
+			dv->bad_value = value;
+			dv->err = -EINVAL;
+		}
+		return;
+	}
 	if (!isfinite(value))
 		return;
 	v = grow(&dv->v, &dv->nr, &dv->cap, sizeof(*v));
@@ -176,7 +196,13 @@ static void add_latency_mean(struct diff_values *dv, const char *section,
 {
 	double count, sum;
 
-	if (get_num(hist, "count", &count) && get_num(hist, "sum", &sum))
+	if (!get_num(hist, "count", &count) || !get_num(hist, "sum", &sum))
+		return;
+	if (!valid_count(count))
+		add(dv, section, count, "%s.latency_ns.count", prefix);
+	else if (!valid_count(sum))
+		add(dv, section, sum, "%s.latency_ns.sum", prefix);
+	else
 		add_ratio(dv, section, sum, count, "%s.latency_mean_ns", prefix);
 }
 
@@ -811,6 +837,10 @@ int diff_compare(json_object *base, json_object *new,
 	for (side = 0; side < DIFF_SIDES; side++) {
 		read_run(&res->run[side], rec[side]);
 		ret = flatten(&dv[side], rec[side]);
+		if (ret == -EINVAL)
+			snprintf(err, errlen, "%s is not a valid recording: %s is "
+				 "%g, not a count from 0 to 2^64-1", labels[side],
+				 dv[side].bad_name, dv[side].bad_value);
 		if (ret)
 			goto out;
 	}
