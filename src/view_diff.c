@@ -107,6 +107,8 @@ static int load_recording(const char *path, json_object **rec)
 	}
 	ret = parse_recording(path, text, len, rec);
 	free(text);
+	if (!ret)
+		diff_slim_recording(*rec);
 	return ret;
 }
 

@@ -796,6 +796,43 @@ static void test_largest_counter_valid(void **state)
 	json_object_put(new);
 }
 
+/* slimming drops the process objects, keeps their number for run.processes */
+static void test_slim_recording(void **state)
+{
+	json_object *base = recording("6.1.0", 1.0);
+	json_object *new = recording("6.1.0", 1.0);
+	json_object *procs = json_object_new_array(), *slim;
+	struct diff_result res;
+	char err[512] = "";
+	size_t i;
+	int pid;
+
+	for (pid = 1; pid <= 3; pid++) {
+		json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "pid", json_object_new_int(pid));
+		json_object_array_add(procs, p);
+	}
+	put(new, "counters/processes", procs);
+	diff_slim_recording(new);
+	diff_slim_recording(base);	/* an empty array stays empty */
+	assert_true(json_object_object_get_ex(json_object_object_get(new, "counters"),
+					      "processes", &slim));
+	assert_int_equal(json_object_array_length(slim), 3);
+	for (i = 0; i < 3; i++)
+		assert_null(json_object_array_get_idx(slim, i));
+	assert_int_equal(diff_compare(base, new, labels, &res, err, sizeof(err)), 0);
+	for (i = 0; i < res.nr_rows; i++)
+		if (!strcmp(res.rows[i].name, "run.processes"))
+			break;
+	assert_true(i < res.nr_rows);
+	assert_true(res.rows[i].val[DIFF_BASE] == 0);
+	assert_true(res.rows[i].val[DIFF_NEW] == 3);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
 /* ---- formatting and JSON ---- */
 
 static void assert_value(double value, const char *want)
@@ -913,6 +950,7 @@ int main(void)
 		cmocka_unit_test(test_incompatible),
 		cmocka_unit_test(test_invalid_counters),
 		cmocka_unit_test(test_largest_counter_valid),
+		cmocka_unit_test(test_slim_recording),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_json),
 	};
