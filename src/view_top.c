@@ -120,14 +120,20 @@ static void top_totals(FILE *out, const struct pts_snapshot *d)
 		(unsigned long long)sum_counters(d, PTS_C_DROP_START_MAP, 3));
 }
 
+void top_sort(struct pts_snapshot *d, enum pts_sort key)
+{
+	sort_key = key;
+	/* qsort(NULL, 0, ...) is undefined: an empty frame has no procs */
+	if (d->nr_procs)
+		qsort(d->procs, d->nr_procs, sizeof(*d->procs), cmp_procs);
+}
+
 static void top_table(FILE *out, struct pts_snapshot *d, int rows)
 {
 	char lat[32], comm[FMT_COMM_LEN];
 	size_t i;
 
-	/* qsort(NULL, 0, ...) is undefined: an empty frame has no procs */
-	if (d->nr_procs)
-		qsort(d->procs, d->nr_procs, sizeof(*d->procs), cmp_procs);
+	top_sort(d, sort_key);
 	fprintf(out, "\nmremap calls per alignment class (PUD/PMD/PTE/INPLACE), "
 		"hugepage faults per size (F-*)");
 	fprintf(out, "\n%7s %-16s %7s %5s %5s %6s %8s %9s %7s %7s %8s\n", "PID",
