@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "diff.h"
+#include "format.h"
 
 const char *const diff_side_name[DIFF_SIDES] = { "base", "new" };
 
@@ -976,9 +977,9 @@ static json_object *run_json(const struct diff_run *run, const char *label)
 	json_object *obj = json_object_new_object();
 
 	json_object_object_add(obj, "file", json_object_new_string(label));
-	json_object_object_add(obj, "kernel", json_object_new_string(run->kernel));
-	json_object_object_add(obj, "machine", json_object_new_string(run->machine));
-	json_object_object_add(obj, "command", json_object_new_string(run->command));
+	json_object_object_add(obj, "kernel", fmt_json_string(run->kernel));
+	json_object_object_add(obj, "machine", fmt_json_string(run->machine));
+	json_object_object_add(obj, "command", fmt_json_string(run->command));
 	json_object_object_add(obj, "seconds", json_number(run->seconds));
 	json_object_object_add(obj, "exit_status",
 			       json_object_new_int(run->exit_status));
@@ -990,7 +991,7 @@ static json_object *row_json(const struct diff_row *row)
 	json_object *obj = json_object_new_object();
 	char change[32];
 
-	json_object_object_add(obj, "metric", json_object_new_string(row->name));
+	json_object_object_add(obj, "metric", fmt_json_string(row->name));
 	json_object_object_add(obj, "base", json_number(row->val[DIFF_BASE]));
 	json_object_object_add(obj, "new", json_number(row->val[DIFF_NEW]));
 	/* null when base is 0: the change is "new" or "gone", not a number */
@@ -1007,12 +1008,12 @@ static json_object *only_json(const struct diff_only *only)
 {
 	json_object *obj = json_object_new_object();
 
-	json_object_object_add(obj, "metric", json_object_new_string(only->name));
+	json_object_object_add(obj, "metric", fmt_json_string(only->name));
 	json_object_object_add(obj, "only_in",
 			       json_object_new_string(diff_side_name[only->side]));
 	if (only->has_value)
 		json_object_object_add(obj, "value", json_number(only->value));
-	json_object_object_add(obj, "reason", json_object_new_string(only->reason));
+	json_object_object_add(obj, "reason", fmt_json_string(only->reason));
 	return obj;
 }
 
@@ -1034,7 +1035,7 @@ json_object *diff_result_json(const struct diff_result *res,
 	json_object_object_add(root, "significant_pct",
 			       json_number(DIFF_SIGNIFICANT_PCT));
 	for (i = 0; i < res->nr_notes; i++)
-		json_object_array_add(notes, json_object_new_string(res->notes[i]));
+		json_object_array_add(notes, fmt_json_string(res->notes[i]));
 	json_object_object_add(root, "notes", notes);
 	for (i = 0; i < res->nr_rows; i++)
 		json_object_array_add(rows, row_json(&res->rows[i]));

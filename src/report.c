@@ -100,9 +100,9 @@ json_object *report_system_json(const struct pts_report *rep)
 	json_object *sys = json_object_new_object();
 
 	json_object_object_add(sys, "kernel",
-			       json_object_new_string(rep->caps->release));
+			       fmt_json_string(rep->caps->release));
 	json_object_object_add(sys, "machine",
-			       json_object_new_string(rep->caps->machine));
+			       fmt_json_string(rep->caps->machine));
 	json_object_object_add(sys, "page_size", json_u64(rep->page_size));
 	json_object_object_add(sys, "thp", thp_settings_json());
 	return sys;
@@ -403,7 +403,7 @@ static json_object *procs_json(const struct pts_report *rep,
 		json_object *charge = json_object_new_object();
 
 		json_object_object_add(o, "pid", json_object_new_int(s->procs[i].tgid));
-		json_object_object_add(o, "comm", json_object_new_string(p->comm));
+		json_object_object_add(o, "comm", fmt_json_string(p->comm));
 		for (c = 0; c < PTS_MREMAP_CLASSES; c++)
 			json_object_object_add(calls, mremap_class_name(c),
 					       json_u64(p->mremap_calls[c]));

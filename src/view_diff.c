@@ -12,6 +12,7 @@
 #define MAX_RECORDING	(64 << 20)	/* far above any stat recording */
 #define SUMMARY_ROWS	5
 #define SUMMARY_NAMES	6
+#define SAFE_NAME_LEN	(4 * DIFF_NAME_LEN)	/* an escaped name */
 
 /* the whole file, NUL-terminated, in *@text; 0 or -errno */
 static int read_text(const char *path, char **text, size_t *len)
@@ -150,7 +151,7 @@ static void print_header(FILE *out, const struct diff_result *res,
 
 static void print_rows(FILE *out, const struct diff_result *res)
 {
-	char base[32], new[32], change[32];
+	char base[32], new[32], change[32], name[SAFE_NAME_LEN];
 	int width = (int)strlen("metric");
 	size_t i;
 
@@ -158,13 +159,16 @@ static void print_rows(FILE *out, const struct diff_result *res)
 		fprintf(out, "\n  no values to compare: everything is zero in both\n");
 		return;
 	}
-	for (i = 0; i < res->nr_rows; i++)
-		if ((int)strlen(res->rows[i].name) > width)
-			width = (int)strlen(res->rows[i].name);
+	for (i = 0; i < res->nr_rows; i++) {
+		fmt_escape(name, sizeof(name), res->rows[i].name);
+		if ((int)strlen(name) > width)
+			width = (int)strlen(name);
+	}
 	fprintf(out, "\n  %-*s %14s %14s %9s\n", width, "metric", "base", "new",
 		"%change");
 	for (i = 0; i < res->nr_rows; i++)
-		fprintf(out, "  %-*s %14s %14s %9s\n", width, res->rows[i].name,
+		fprintf(out, "  %-*s %14s %14s %9s\n", width,
+			fmt_escape(name, sizeof(name), res->rows[i].name),
 			diff_fmt_value(base, sizeof(base), res->rows[i].val[DIFF_BASE]),
 			diff_fmt_value(new, sizeof(new), res->rows[i].val[DIFF_NEW]),
 			diff_fmt_change(change, sizeof(change), &res->rows[i]));
@@ -172,22 +176,24 @@ static void print_rows(FILE *out, const struct diff_result *res)
 
 static void print_only(FILE *out, const struct diff_result *res)
 {
+	char value[32], name[SAFE_NAME_LEN], reason[4 * DIFF_TEXT_LEN];
 	const struct diff_only *only;
-	char value[32];
 	size_t i;
 
 	if (res->nr_only)
 		fputc('\n', out);
 	for (i = 0; i < res->nr_only; i++) {
 		only = &res->only[i];
+		fmt_escape(name, sizeof(name), only->name);
+		fmt_escape(reason, sizeof(reason), only->reason);
 		if (only->has_value)
 			fprintf(out, "  only in %s: %s = %s (%s)\n",
-				diff_side_name[only->side], only->name,
+				diff_side_name[only->side], name,
 				diff_fmt_value(value, sizeof(value), only->value),
-				only->reason);
+				reason);
 		else
 			fprintf(out, "  only in %s: %s (%s)\n",
-				diff_side_name[only->side], only->name, only->reason);
+				diff_side_name[only->side], name, reason);
 	}
 }
 
@@ -195,6 +201,7 @@ static void print_only(FILE *out, const struct diff_result *res)
 static void print_names(FILE *out, const struct diff_result *res,
 			enum diff_change change, const char *title)
 {
+	char name[SAFE_NAME_LEN];
 	size_t i, shown = 0, total = 0;
 
 	for (i = 0; i < res->nr_rows; i++) {
@@ -202,7 +209,7 @@ static void print_names(FILE *out, const struct diff_result *res,
 			continue;
 		if (total++ < SUMMARY_NAMES)
 			fprintf(out, "%s%s", shown++ ? ", " : title,
-				res->rows[i].name);
+				fmt_escape(name, sizeof(name), res->rows[i].name));
 	}
 	if (total > shown)
 		fprintf(out, " and %zu more", total - shown);
@@ -212,8 +219,8 @@ static void print_names(FILE *out, const struct diff_result *res,
 
 static void print_summary(FILE *out, const struct diff_result *res)
 {
+	char base[32], new[32], change[32], name[SAFE_NAME_LEN];
 	const struct diff_row *row;
-	char base[32], new[32], change[32];
 	size_t i, shown = 0;
 
 	fprintf(out, "\nwhat changed (|change| >= %.0f%%):\n", DIFF_SIGNIFICANT_PCT);
@@ -221,7 +228,8 @@ static void print_summary(FILE *out, const struct diff_result *res)
 		row = &res->rows[i];
 		if (row->change != DIFF_CHANGED || !diff_row_significant(row))
 			continue;
-		fprintf(out, "  %s %s (%s -> %s)\n", row->name,
+		fprintf(out, "  %s %s (%s -> %s)\n",
+			fmt_escape(name, sizeof(name), row->name),
 			diff_fmt_change(change, sizeof(change), row),
 			diff_fmt_value(base, sizeof(base), row->val[DIFF_BASE]),
 			diff_fmt_value(new, sizeof(new), row->val[DIFF_NEW]));

@@ -125,7 +125,7 @@ static void print_json(struct snoop_ctx *sc, const struct pts_event *ev)
 	json_object_object_add(o, "ts_ns", json_object_new_uint64(ev->ts_ns));
 	json_object_object_add(o, "pid", json_object_new_int(ev->tgid));
 	json_object_object_add(o, "tid", json_object_new_int(ev->tid));
-	json_object_object_add(o, "comm", json_object_new_string(ev->comm));
+	json_object_object_add(o, "comm", fmt_json_string(ev->comm));
 	if (ev->latency_ns)
 		json_object_object_add(o, "latency_ns",
 				       json_object_new_uint64(ev->latency_ns));

@@ -33,7 +33,7 @@ static int stat_json(struct pts_session *s, const struct pts_snapshot *snap,
 	int err;
 
 	json_object_object_add(root, "ptscope_version", json_object_new_int(1));
-	json_object_object_add(run, "command", json_object_new_string(cmd));
+	json_object_object_add(run, "command", fmt_json_string(cmd));
 	json_object_object_add(run, "exit_status", json_object_new_int(status));
 	json_object_object_add(run, "seconds", json_object_new_double(elapsed));
 	json_object_object_add(root, "run", run);

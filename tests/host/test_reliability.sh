@@ -118,36 +118,63 @@ else
 fi
 wait
 
-# A process names itself with ESC, BEL and CSI sequences, then mremaps
-# (Python's mmap.resize): its comm must reach no terminal raw.
+# A process names itself with ESC, BEL and a C1 CSI (UTF-8 0xc2 0x9b),
+# then mremaps (Python's mmap.resize): its comm must reach no terminal raw.
 cat >"$TMP/evil.py" <<'PY'
 import ctypes, mmap, time
-name = b"\x1b[31mX\x07\x1b[2J"
+name = b"\x1b[31mX\x07\xc2\x9b2J"
 ctypes.CDLL(None).prctl(15, ctypes.c_char_p(name), 0, 0, 0)	# PR_SET_NAME
 time.sleep(1.5)
 m = mmap.mmap(-1, 1 << 20)
 m.resize(2 << 20)	# mremap
 PY
-ESCAPED='\x1b[31mX\x07\x1b[2J'
+ESCAPED='\x1b[31mX\x07\xc2\x9b2J'
+JSON_ESCAPED='\u001b[31mX\u0007\u009b2J'
 
-# check_escaped NAME FILE: the escaped comm is there, no raw ESC or BEL
+# raw FILE: how many ESC, BEL and 0x9b (C1 CSI) bytes FILE holds
+raw() {
+	tr -cd '\033\007\233' <"$1" | wc -c
+}
+
+# check_escaped NAME FILE WITNESS: WITNESS is there, no raw control byte
 check_escaped() {
-	check_eq "$1: the comm, escaped" yes \
-		"$(grep -qF "$ESCAPED" "$2" && echo yes || echo no)"
-	check_eq "$1: no raw ESC or BEL" 0 "$(tr -cd '\033\007' <"$2" | wc -c)"
+	check_eq "$1: the string, escaped" yes \
+		"$(grep -qF "$3" "$2" && echo yes || echo no)"
+	check_eq "$1: no raw ESC, BEL or CSI" 0 "$(raw "$2")"
 }
 
 "$PTSCOPE" stat -- python3 "$TMP/evil.py" >"$TMP/evil.stat" 2>&1
-check_escaped "stat text" "$TMP/evil.stat"
-"$PTSCOPE" stat --json -- python3 "$TMP/evil.py" >"$TMP/evil.json" 2>&1
-check_eq "stat --json: the comm, JSON-escaped" yes \
-	"$(grep -qF '\u001b[31mX\u0007' "$TMP/evil.json" && echo yes || echo no)"
-check_eq "stat --json: no raw ESC or BEL" 0 "$(tr -cd '\033\007' <"$TMP/evil.json" | wc -c)"
-"$PTSCOPE" snoop -d 5 >"$TMP/evil.snoop" 2>"$TMP/snoop.err" &
-snoop=$!
-wait_tracing
-python3 "$TMP/evil.py"
-wait $snoop
-check_escaped "snoop text" "$TMP/evil.snoop"
+check_escaped "stat text" "$TMP/evil.stat" "$ESCAPED"
+"$PTSCOPE" stat --json -o "$TMP/evil.json" -- python3 "$TMP/evil.py" 2>&1
+check_escaped "stat --json" "$TMP/evil.json" "$JSON_ESCAPED"
+for mode in text json; do
+	flag=
+	[ $mode = json ] && flag=--json
+	"$PTSCOPE" snoop $flag -d 4 >"$TMP/evil.snoop" 2>"$TMP/snoop.err" &
+	snoop=$!
+	wait_tracing
+	python3 "$TMP/evil.py"
+	wait $snoop
+	if [ $mode = json ]; then
+		check_escaped "snoop --json" "$TMP/evil.snoop" "$JSON_ESCAPED"
+	else
+		check_escaped "snoop text" "$TMP/evil.snoop" "$ESCAPED"
+	fi
+done
+
+# a recording's strings, command and counter names, come from anywhere
+python3 - "$TMP/evil.json" "$TMP/evil2.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["run"]["command"] = "evil \x1b]0;pwned\x07 \x9b"
+d["kernel_counters"]["x\x1b[2J"] = {"k\x07": 5}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$PTSCOPE" diff "$TMP/evil.json" "$TMP/evil2.json" >"$TMP/evil.diff" 2>&1
+check_escaped "diff text: command" "$TMP/evil.diff" '\x1b]0;pwned\x07 \xc2\x9b'
+check_eq "diff text: counter name escaped" 1 \
+	"$(grep -cF 'kernel.x\x1b[2J.k\x07 = 5' "$TMP/evil.diff")"
+"$PTSCOPE" diff --json "$TMP/evil.json" "$TMP/evil2.json" >"$TMP/evil.diffj" 2>&1
+check_escaped "diff --json: command" "$TMP/evil.diffj" '\u001b]0;pwned\u0007 \u009b'
 
 finish
