@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "diff.h"
+#include "format.h"
 
 const char *const diff_side_name[DIFF_SIDES] = { "base", "new" };
 
@@ -44,7 +45,9 @@ struct diff_values {
 	double seconds;
 	double mremap_calls;	/* < 0: mremap not recorded */
 	bool fault_funcs;	/* faults traced from their functions */
-	int err;		/* -ENOMEM once an add failed */
+	int err;		/* -ENOMEM once an add failed, -EINVAL */
+	char bad_name[DIFF_NAME_LEN];	/* -EINVAL: the first invalid value */
+	double bad_value;
 };
 
 static json_object *get(json_object *obj, const char *key)
@@ -109,11 +112,29 @@ static void *grow(void *arrp, size_t *nr, size_t *cap, size_t size)
 
 /* ---- flattening one recording into named values ---- */
 
+/*
+ * Every value a recording holds is a counter (u64 in the maps and in
+ * /proc/vmstat) or a duration: never negative, never above 2^64.  One
+ * that is makes the recording invalid rather than a row of nonsense.
+ */
+static bool valid_count(double value)
+{
+	return value >= 0 && value <= 18446744073709551615.0;
+}
+
 static void vadd(struct diff_values *dv, const char *section, bool ratio,
 		 double value, const char *fmt, va_list ap)
 {
 	struct diff_value *v;
 
+	if (!ratio && !valid_count(value)) {
+		if (!dv->err) {
+			vsnprintf(dv->bad_name, sizeof(dv->bad_name), fmt, ap);
+			dv->bad_value = value;
+			dv->err = -EINVAL;
+		}
+		return;
+	}
 	if (!isfinite(value))
 		return;
 	v = grow(&dv->v, &dv->nr, &dv->cap, sizeof(*v));
@@ -176,7 +197,13 @@ static void add_latency_mean(struct diff_values *dv, const char *section,
 {
 	double count, sum;
 
-	if (get_num(hist, "count", &count) && get_num(hist, "sum", &sum))
+	if (!get_num(hist, "count", &count) || !get_num(hist, "sum", &sum))
+		return;
+	if (!valid_count(count))
+		add(dv, section, count, "%s.latency_ns.count", prefix);
+	else if (!valid_count(sum))
+		add(dv, section, sum, "%s.latency_ns.sum", prefix);
+	else
 		add_ratio(dv, section, sum, count, "%s.latency_mean_ns", prefix);
 }
 
@@ -369,6 +396,25 @@ static int flatten(struct diff_values *dv, json_object *rec)
 	add_numbers(dv, NULL, get(dv->counters, "drops"), "drops");
 	flatten_kernel(dv);
 	return dv->err;
+}
+
+void diff_slim_recording(json_object *rec)
+{
+	json_object *counters = get(rec, "counters");
+	json_object *procs = get(counters, "processes"), *nulls;
+	size_t n;
+
+	if (!procs || !json_object_is_type(procs, json_type_array))
+		return;
+	n = json_object_array_length(procs);
+	nulls = json_object_new_array_ext((int)n);
+	if (!nulls)
+		return;		/* keep the original: same result, more memory */
+	if (n && json_object_array_put_idx(nulls, n - 1, NULL)) {
+		json_object_put(nulls);
+		return;
+	}
+	json_object_object_add(counters, "processes", nulls);	/* frees it */
 }
 
 static const struct diff_value *find_value(const struct diff_values *dv,
@@ -811,6 +857,10 @@ int diff_compare(json_object *base, json_object *new,
 	for (side = 0; side < DIFF_SIDES; side++) {
 		read_run(&res->run[side], rec[side]);
 		ret = flatten(&dv[side], rec[side]);
+		if (ret == -EINVAL)
+			snprintf(err, errlen, "%s is not a valid recording: %s is "
+				 "%g, not a count from 0 to 2^64-1", labels[side],
+				 dv[side].bad_name, dv[side].bad_value);
 		if (ret)
 			goto out;
 	}
@@ -927,9 +977,9 @@ static json_object *run_json(const struct diff_run *run, const char *label)
 	json_object *obj = json_object_new_object();
 
 	json_object_object_add(obj, "file", json_object_new_string(label));
-	json_object_object_add(obj, "kernel", json_object_new_string(run->kernel));
-	json_object_object_add(obj, "machine", json_object_new_string(run->machine));
-	json_object_object_add(obj, "command", json_object_new_string(run->command));
+	json_object_object_add(obj, "kernel", fmt_json_string(run->kernel));
+	json_object_object_add(obj, "machine", fmt_json_string(run->machine));
+	json_object_object_add(obj, "command", fmt_json_string(run->command));
 	json_object_object_add(obj, "seconds", json_number(run->seconds));
 	json_object_object_add(obj, "exit_status",
 			       json_object_new_int(run->exit_status));
@@ -941,7 +991,7 @@ static json_object *row_json(const struct diff_row *row)
 	json_object *obj = json_object_new_object();
 	char change[32];
 
-	json_object_object_add(obj, "metric", json_object_new_string(row->name));
+	json_object_object_add(obj, "metric", fmt_json_string(row->name));
 	json_object_object_add(obj, "base", json_number(row->val[DIFF_BASE]));
 	json_object_object_add(obj, "new", json_number(row->val[DIFF_NEW]));
 	/* null when base is 0: the change is "new" or "gone", not a number */
@@ -958,12 +1008,12 @@ static json_object *only_json(const struct diff_only *only)
 {
 	json_object *obj = json_object_new_object();
 
-	json_object_object_add(obj, "metric", json_object_new_string(only->name));
+	json_object_object_add(obj, "metric", fmt_json_string(only->name));
 	json_object_object_add(obj, "only_in",
 			       json_object_new_string(diff_side_name[only->side]));
 	if (only->has_value)
 		json_object_object_add(obj, "value", json_number(only->value));
-	json_object_object_add(obj, "reason", json_object_new_string(only->reason));
+	json_object_object_add(obj, "reason", fmt_json_string(only->reason));
 	return obj;
 }
 
@@ -985,7 +1035,7 @@ json_object *diff_result_json(const struct diff_result *res,
 	json_object_object_add(root, "significant_pct",
 			       json_number(DIFF_SIGNIFICANT_PCT));
 	for (i = 0; i < res->nr_notes; i++)
-		json_object_array_add(notes, json_object_new_string(res->notes[i]));
+		json_object_array_add(notes, fmt_json_string(res->notes[i]));
 	json_object_object_add(root, "notes", notes);
 	for (i = 0; i < res->nr_rows; i++)
 		json_object_array_add(rows, row_json(&res->rows[i]));

@@ -85,6 +85,14 @@ int diff_compare(json_object *base, json_object *new,
 		 char *err, size_t errlen);
 void diff_result_free(struct diff_result *res);
 
+/*
+ * Free what diff will not read: of counters.processes only the length
+ * counts, so its objects (most of a large recording) become as many nulls.
+ * Called on each recording as it is loaded, it keeps one whole parsed
+ * recording in memory at a time, not two.
+ */
+void diff_slim_recording(json_object *rec);
+
 /* largest absolute relative change first (appeared/gone count as infinite) */
 void diff_sort_rows(struct diff_row *rows, size_t nr);
 /* appeared, gone, or changed by DIFF_SIGNIFICANT_PCT or more */

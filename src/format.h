@@ -4,12 +4,28 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <json-c/json.h>
 
 const char *fmt_bytes(char *buf, size_t len, uint64_t bytes);
 const char *fmt_ns(char *buf, size_t len, double ns);
 /* folio size of @order with @page_size pages, "64K", "2M" */
 const char *fmt_order_size(char *buf, size_t len, unsigned int order,
 			   uint64_t page_size);
+/*
+ * @src safe to print on a terminal: control characters (C0, DEL, and C1
+ * as UTF-8 U+0080-U+009F) and bytes of no well-formed UTF-8 sequence
+ * become \xNN, a backslash \\; printable ASCII and UTF-8 are kept.
+ * Truncated to @len, never inside an escape or a character.  For comm,
+ * command lines and every other string the kernel or a recording hands us.
+ */
+const char *fmt_escape(char *buf, size_t len, const char *src);
+/* a @buf that holds any escaped comm (PTS_COMM_LEN - 1 bytes, 4 each) */
+#define FMT_COMM_LEN	64
+/*
+ * A JSON string of @s, for the same strings: serialized with DEL and C1
+ * as \u escapes and invalid UTF-8 as U+FFFD (json-c escapes only C0).
+ */
+json_object *fmt_json_string(const char *s);
 const char *mremap_class_name(unsigned int class);
 const char *mremap_class_desc(unsigned int class);
 

@@ -24,7 +24,8 @@ static const char usage_text[] =
 "Options:\n"
 "  -p, --pid PID      only this process (tgid)\n"
 "  -c, --comm COMM    only tasks with this command name\n"
-"  -i, --interval S   top: refresh interval in seconds (default 1)\n"
+"  -i, --interval S   top: refresh interval in seconds, at least 0.01\n"
+"                     (default 1)\n"
 "  -d, --duration S   top, snoop, export: stop after S seconds (default:\n"
 "                     until Ctrl-C)\n"
 "  -r, --rows N       top: per-process rows (default 20)\n"
@@ -63,6 +64,23 @@ static int parse_seconds(const char *arg, double *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/*
+ * The kernel hands out pids below /proc/sys/kernel/pid_max (it allocates
+ * in [1, pid_max)); PID_MAX_LIMIT (4 Mi) when the file cannot be read.
+ */
+long options_pid_max(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	long max = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	return max > 1 ? max : 4194304;
 }
 
 static int parse_positive(const char *arg, long max, long *out)
@@ -176,6 +194,21 @@ static int parse_sort(const char *arg, enum pts_sort *sort)
 	return -1;
 }
 
+static int parse_pid(const char *arg, struct pts_options *opts, char *err,
+		     size_t errlen)
+{
+	long pid_max = options_pid_max(), v;
+
+	if (parse_positive(arg, pid_max - 1, &v)) {
+		snprintf(err, errlen, "invalid value '%s' for -p: a process id "
+			 "from 1 to %ld (kernel.pid_max is %ld)", arg,
+			 pid_max - 1, pid_max);
+		return 2;
+	}
+	opts->pid = (pid_t)v;
+	return 0;
+}
+
 static int parse_one(int c, const char *arg, struct pts_options *opts,
 		     char *err, size_t errlen)
 {
@@ -184,10 +217,7 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 
 	switch (c) {
 	case 'p':
-		if (parse_positive(arg, 4194304, &v))
-			return bad_value("-p", arg, "a process id", err, errlen);
-		opts->pid = (pid_t)v;
-		return 0;
+		return parse_pid(arg, opts, err, errlen);
 	case 'c':
 		if (!*arg || strlen(arg) >= PTS_COMM_LEN)
 			return bad_value("-c", arg, "1 to 15 characters (the "
@@ -195,8 +225,11 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 		snprintf(opts->comm, sizeof(opts->comm), "%s", arg);
 		return 0;
 	case 'i':
-		if (parse_seconds(arg, &opts->interval_s))
-			return bad_value("-i", arg, "seconds > 0", err, errlen);
+		/* below 10 ms top would spend its time redrawing */
+		if (parse_seconds(arg, &opts->interval_s) ||
+		    opts->interval_s < PTS_MIN_INTERVAL_S)
+			return bad_value("-i", arg, "seconds, at least 0.01", err,
+					 errlen);
 		return 0;
 	case 'd':
 		if (parse_seconds(arg, &opts->duration_s))

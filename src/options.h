@@ -28,6 +28,7 @@ enum pts_sort {
 };
 
 #define PTS_MAX_OPT_IN	4
+#define PTS_MIN_INTERVAL_S	0.01	/* -i */
 
 struct pts_options {
 	enum pts_command cmd;
@@ -54,5 +55,7 @@ struct pts_options {
 int options_parse(int argc, char **argv, struct pts_options *opts,
 		  char *err, size_t errlen);
 void options_usage(FILE *out);
+/* the largest pid plus one, from /proc/sys/kernel/pid_max */
+long options_pid_max(void);
 
 #endif

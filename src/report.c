@@ -100,9 +100,9 @@ json_object *report_system_json(const struct pts_report *rep)
 	json_object *sys = json_object_new_object();
 
 	json_object_object_add(sys, "kernel",
-			       json_object_new_string(rep->caps->release));
+			       fmt_json_string(rep->caps->release));
 	json_object_object_add(sys, "machine",
-			       json_object_new_string(rep->caps->machine));
+			       fmt_json_string(rep->caps->machine));
 	json_object_object_add(sys, "page_size", json_u64(rep->page_size));
 	json_object_object_add(sys, "thp", thp_settings_json());
 	return sys;
@@ -403,7 +403,7 @@ static json_object *procs_json(const struct pts_report *rep,
 		json_object *charge = json_object_new_object();
 
 		json_object_object_add(o, "pid", json_object_new_int(s->procs[i].tgid));
-		json_object_object_add(o, "comm", json_object_new_string(p->comm));
+		json_object_object_add(o, "comm", fmt_json_string(p->comm));
 		for (c = 0; c < PTS_MREMAP_CLASSES; c++)
 			json_object_object_add(calls, mremap_class_name(c),
 					       json_u64(p->mremap_calls[c]));
@@ -462,19 +462,57 @@ json_object *report_snapshot_json(const struct pts_report *rep,
 	return root;
 }
 
-int report_write_json(json_object *root, const char *path, FILE *fallback)
+FILE *report_open(const char *path)
+{
+	FILE *out;
+
+	if (!path)
+		return stdout;
+	out = fopen(path, "w");
+	if (!out)
+		fprintf(stderr, "ptscope: -o %s: %s\n", path, strerror(errno));
+	return out;
+}
+
+/*
+ * stdio keeps the first write error in the stream but not its errno: a
+ * failed flush sets errno again (the buffer is still there, ENOSPC on a
+ * full disk), else @err, the errno of a failed write the caller saw, or EIO.
+ */
+int report_close_err(FILE *out, const char *path, int err)
+{
+	errno = 0;
+	if ((fflush(out) || ferror(out)) && !err)
+		err = errno ? errno : EIO;
+	if (out != stdout && fclose(out) && !err)
+		err = errno;
+	if (!err)
+		return 0;
+	fprintf(stderr, "ptscope: writing %s: %s\n",
+		path ? path : "standard output", strerror(err));
+	return 1;
+}
+
+int report_close(FILE *out, const char *path)
+{
+	return report_close_err(out, path, 0);
+}
+
+int report_write_json(json_object *root, const char *path)
 {
 	const char *text = json_object_to_json_string_ext(root,
 				JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	FILE *out = fallback;
+	FILE *out = report_open(path);
 
-	if (path) {
-		out = fopen(path, "w");
-		if (!out)
-			return -errno;
+	if (!out)
+		return 1;
+	if (!text) {
+		fprintf(stderr, "ptscope: out of memory\n");
+		report_close(out, path);
+		return 1;
 	}
-	fprintf(out, "%s\n", text);
-	if (path && fclose(out))
-		return -errno;
-	return 0;
+	/* a text larger than the buffer is written at once, unbuffered */
+	if (fputs(text, out) == EOF || fputc('\n', out) == EOF)
+		return report_close_err(out, path, errno);
+	return report_close(out, path);
 }

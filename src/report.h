@@ -30,6 +30,17 @@ void report_metric_status(FILE *out, const struct pts_report *rep);
 void report_metric_line(FILE *out, const struct pts_report *rep);
 void report_snapshot_text(FILE *out, const struct pts_report *rep,
 			  const struct pts_snapshot *snap, bool hists);
-int report_write_json(json_object *root, const char *path, FILE *fallback);
+/* @path opened for writing, stdout when NULL; NULL after saying why */
+FILE *report_open(const char *path);
+/*
+ * Flush @out (from report_open) and close it unless it is stdout; 0, or 1
+ * (the exit code) after saying on stderr what failed: a write error at any
+ * point, the flush or the close.
+ */
+int report_close(FILE *out, const char *path);
+/* report_close, @err: the errno of a write that failed, or 0 */
+int report_close_err(FILE *out, const char *path, int err);
+/* @root, pretty, to @path or stdout; 0, or 1 after saying why */
+int report_write_json(json_object *root, const char *path);
 
 #endif

@@ -26,6 +26,7 @@ int child_spawn(struct pts_child *child, char **argv)
 		close(pipefd[1]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);	/* ignored by ptscope itself */
 		/* EOF without a byte means ptscope gave up: do not run */
 		if (read(pipefd[0], &go, 1) != 1)
 			_exit(127);
@@ -33,7 +34,8 @@ int child_spawn(struct pts_child *child, char **argv)
 		execvp(argv[0], argv);
 		fprintf(stderr, "ptscope: cannot run '%s': %s\n", argv[0],
 			strerror(errno));
-		_exit(127);
+		/* as shells do: 127 not found, 126 found but not runnable */
+		_exit(errno == ENOENT || errno == ENOTDIR ? 127 : 126);
 	}
 	close(pipefd[0]);
 	child->go_fd = pipefd[1];

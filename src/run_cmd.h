@@ -12,7 +12,10 @@ struct pts_child {
 
 int child_spawn(struct pts_child *child, char **argv);
 int child_release(struct pts_child *child);
-/* waits, forwarding Ctrl-C/TERM; returns a shell-style exit status */
+/*
+ * Waits, forwarding Ctrl-C/TERM; returns a shell-style exit status: the
+ * exit code, 128+signal, 127 not found, 126 not executable.
+ */
 int child_wait(struct pts_child *child);
 void child_kill(struct pts_child *child);
 

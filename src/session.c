@@ -25,6 +25,8 @@ void session_install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* a closed output is a write error (EPIPE) each view reports */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 /* historical ___GFP_* values (include/linux/gfp_types.h, 6.1) */

@@ -5,11 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "diff.h"
+#include "format.h"
+#include "report.h"
 #include "views.h"
 
 #define MAX_RECORDING	(64 << 20)	/* far above any stat recording */
 #define SUMMARY_ROWS	5
 #define SUMMARY_NAMES	6
+#define SAFE_NAME_LEN	(4 * DIFF_NAME_LEN)	/* an escaped name */
 
 /* the whole file, NUL-terminated, in *@text; 0 or -errno */
 static int read_text(const char *path, char **text, size_t *len)
@@ -105,20 +108,30 @@ static int load_recording(const char *path, json_object **rec)
 	}
 	ret = parse_recording(path, text, len, rec);
 	free(text);
+	if (!ret)
+		diff_slim_recording(*rec);
 	return ret;
 }
 
+/* a recording's strings come from anywhere: escape them */
 static void print_run(FILE *out, const struct diff_run *run, const char *side,
 		      const char *path)
 {
+	char cmd[4 * sizeof(run->command)], kernel[4 * sizeof(run->kernel)];
+	char machine[4 * sizeof(run->machine)];
+
 	fprintf(out, "  %-4s  %s: '%s' on %s %s, %.3f s, exit %d\n", side, path,
-		run->command, run->kernel, run->machine, run->seconds,
+		fmt_escape(cmd, sizeof(cmd), run->command),
+		fmt_escape(kernel, sizeof(kernel), run->kernel),
+		fmt_escape(machine, sizeof(machine), run->machine), run->seconds,
 		run->exit_status);
 }
 
 static void print_header(FILE *out, const struct diff_result *res,
 			 const char *const files[DIFF_SIDES])
 {
+	char base[4 * sizeof(res->run[0].kernel)], new[sizeof(base)];
+	char note[4 * DIFF_TEXT_LEN];
 	size_t i;
 
 	fprintf(out, "ptscope diff\n");
@@ -126,16 +139,19 @@ static void print_header(FILE *out, const struct diff_result *res,
 	print_run(out, &res->run[DIFF_NEW], "new", files[DIFF_NEW]);
 	if (diff_kernels_differ(res))
 		fprintf(out, "  kernels differ: base %s, new %s\n",
-			res->run[DIFF_BASE].kernel, res->run[DIFF_NEW].kernel);
+			fmt_escape(base, sizeof(base), res->run[DIFF_BASE].kernel),
+			fmt_escape(new, sizeof(new), res->run[DIFF_NEW].kernel));
 	else
-		fprintf(out, "  same kernel: %s\n", res->run[DIFF_BASE].kernel);
+		fprintf(out, "  same kernel: %s\n",
+			fmt_escape(base, sizeof(base), res->run[DIFF_BASE].kernel));
 	for (i = 0; i < res->nr_notes; i++)
-		fprintf(out, "  note: %s\n", res->notes[i]);
+		fprintf(out, "  note: %s\n",
+			fmt_escape(note, sizeof(note), res->notes[i]));
 }
 
 static void print_rows(FILE *out, const struct diff_result *res)
 {
-	char base[32], new[32], change[32];
+	char base[32], new[32], change[32], name[SAFE_NAME_LEN];
 	int width = (int)strlen("metric");
 	size_t i;
 
@@ -143,13 +159,16 @@ static void print_rows(FILE *out, const struct diff_result *res)
 		fprintf(out, "\n  no values to compare: everything is zero in both\n");
 		return;
 	}
-	for (i = 0; i < res->nr_rows; i++)
-		if ((int)strlen(res->rows[i].name) > width)
-			width = (int)strlen(res->rows[i].name);
+	for (i = 0; i < res->nr_rows; i++) {
+		fmt_escape(name, sizeof(name), res->rows[i].name);
+		if ((int)strlen(name) > width)
+			width = (int)strlen(name);
+	}
 	fprintf(out, "\n  %-*s %14s %14s %9s\n", width, "metric", "base", "new",
 		"%change");
 	for (i = 0; i < res->nr_rows; i++)
-		fprintf(out, "  %-*s %14s %14s %9s\n", width, res->rows[i].name,
+		fprintf(out, "  %-*s %14s %14s %9s\n", width,
+			fmt_escape(name, sizeof(name), res->rows[i].name),
 			diff_fmt_value(base, sizeof(base), res->rows[i].val[DIFF_BASE]),
 			diff_fmt_value(new, sizeof(new), res->rows[i].val[DIFF_NEW]),
 			diff_fmt_change(change, sizeof(change), &res->rows[i]));
@@ -157,22 +176,24 @@ static void print_rows(FILE *out, const struct diff_result *res)
 
 static void print_only(FILE *out, const struct diff_result *res)
 {
+	char value[32], name[SAFE_NAME_LEN], reason[4 * DIFF_TEXT_LEN];
 	const struct diff_only *only;
-	char value[32];
 	size_t i;
 
 	if (res->nr_only)
 		fputc('\n', out);
 	for (i = 0; i < res->nr_only; i++) {
 		only = &res->only[i];
+		fmt_escape(name, sizeof(name), only->name);
+		fmt_escape(reason, sizeof(reason), only->reason);
 		if (only->has_value)
 			fprintf(out, "  only in %s: %s = %s (%s)\n",
-				diff_side_name[only->side], only->name,
+				diff_side_name[only->side], name,
 				diff_fmt_value(value, sizeof(value), only->value),
-				only->reason);
+				reason);
 		else
 			fprintf(out, "  only in %s: %s (%s)\n",
-				diff_side_name[only->side], only->name, only->reason);
+				diff_side_name[only->side], name, reason);
 	}
 }
 
@@ -180,6 +201,7 @@ static void print_only(FILE *out, const struct diff_result *res)
 static void print_names(FILE *out, const struct diff_result *res,
 			enum diff_change change, const char *title)
 {
+	char name[SAFE_NAME_LEN];
 	size_t i, shown = 0, total = 0;
 
 	for (i = 0; i < res->nr_rows; i++) {
@@ -187,7 +209,7 @@ static void print_names(FILE *out, const struct diff_result *res,
 			continue;
 		if (total++ < SUMMARY_NAMES)
 			fprintf(out, "%s%s", shown++ ? ", " : title,
-				res->rows[i].name);
+				fmt_escape(name, sizeof(name), res->rows[i].name));
 	}
 	if (total > shown)
 		fprintf(out, " and %zu more", total - shown);
@@ -197,8 +219,8 @@ static void print_names(FILE *out, const struct diff_result *res,
 
 static void print_summary(FILE *out, const struct diff_result *res)
 {
+	char base[32], new[32], change[32], name[SAFE_NAME_LEN];
 	const struct diff_row *row;
-	char base[32], new[32], change[32];
 	size_t i, shown = 0;
 
 	fprintf(out, "\nwhat changed (|change| >= %.0f%%):\n", DIFF_SIGNIFICANT_PCT);
@@ -206,7 +228,8 @@ static void print_summary(FILE *out, const struct diff_result *res)
 		row = &res->rows[i];
 		if (row->change != DIFF_CHANGED || !diff_row_significant(row))
 			continue;
-		fprintf(out, "  %s %s (%s -> %s)\n", row->name,
+		fprintf(out, "  %s %s (%s -> %s)\n",
+			fmt_escape(name, sizeof(name), row->name),
 			diff_fmt_change(change, sizeof(change), row),
 			diff_fmt_value(base, sizeof(base), row->val[DIFF_BASE]),
 			diff_fmt_value(new, sizeof(new), row->val[DIFF_NEW]));
@@ -238,13 +261,11 @@ static int write_report(const struct pts_options *opts,
 			const struct diff_result *res,
 			const char *const files[DIFF_SIDES])
 {
-	FILE *out = stdout;
+	FILE *out = report_open(opts->output);
 	int err = 0;
 
-	if (opts->output && !(out = fopen(opts->output, "w"))) {
-		fprintf(stderr, "ptscope: -o %s: %s\n", opts->output, strerror(errno));
+	if (!out)
 		return 1;
-	}
 	if (opts->json) {
 		err = write_json(out, res, files);
 	} else {
@@ -253,14 +274,12 @@ static int write_report(const struct pts_options *opts,
 		print_only(out, res);
 		print_summary(out, res);
 	}
-	if (!err && (ferror(out) || fflush(out)))
-		err = errno ? -errno : -EIO;
-	if (out != stdout && fclose(out) && !err)
-		err = -errno;
-	if (err)
-		fprintf(stderr, "ptscope: writing %s: %s\n",
-			opts->output ? opts->output : "the report", strerror(-err));
-	return err ? 1 : 0;
+	if (err) {
+		fprintf(stderr, "ptscope: out of memory\n");
+		report_close(out, opts->output);
+		return 1;
+	}
+	return report_close(out, opts->output);
 }
 
 int view_diff(const struct pts_options *opts)

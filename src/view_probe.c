@@ -44,7 +44,7 @@ int view_probe(const struct pts_options *opts)
 {
 	struct pts_session s;
 	json_object *root;
-	FILE *out = stdout;
+	FILE *out;
 	int ret;
 
 	ret = session_start(&s, opts, false);
@@ -54,18 +54,15 @@ int view_probe(const struct pts_options *opts)
 		root = json_object_new_object();
 		json_object_object_add(root, "system", report_system_json(&s.rep));
 		json_object_object_add(root, "metrics", report_metrics_json(&s.rep));
-		ret = report_write_json(root, opts->output, stdout) ? 1 : 0;
+		ret = report_write_json(root, opts->output);
 		json_object_put(root);
 	} else {
-		if (opts->output)
-			out = fopen(opts->output, "w");
+		out = report_open(opts->output);
 		if (!out) {
-			perror("ptscope: -o");
 			ret = 1;
 		} else {
 			probe_text(out, &s);
-			if (out != stdout)
-				fclose(out);
+			ret = report_close(out, opts->output);
 		}
 	}
 	session_stop(&s);

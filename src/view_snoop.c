@@ -7,9 +7,13 @@
  * the ring buffer had no room for are counted and reported.
  */
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include "collector.h"
 #include "format.h"
@@ -17,11 +21,20 @@
 #include "session.h"
 #include "views.h"
 
+/*
+ * Each poll round formats its events into memory (@out, @buf), then
+ * writes them to @fd without ever blocking for long: a reader that stalls
+ * must not keep snoop from honouring -d or Ctrl-C.
+ */
 struct snoop_ctx {
 	FILE *out;
+	char *buf;
+	size_t len;
+	int fd;
 	bool json;
 	uint64_t page_size;
 	uint64_t events;
+	double deadline;	/* -d: mono_seconds() to stop at; 0: none */
 };
 
 static uint64_t clock_ns(clockid_t clock)
@@ -120,7 +133,7 @@ static void print_json(struct snoop_ctx *sc, const struct pts_event *ev)
 	json_object_object_add(o, "ts_ns", json_object_new_uint64(ev->ts_ns));
 	json_object_object_add(o, "pid", json_object_new_int(ev->tgid));
 	json_object_object_add(o, "tid", json_object_new_int(ev->tid));
-	json_object_object_add(o, "comm", json_object_new_string(ev->comm));
+	json_object_object_add(o, "comm", fmt_json_string(ev->comm));
 	if (ev->latency_ns)
 		json_object_object_add(o, "latency_ns",
 				       json_object_new_uint64(ev->latency_ns));
@@ -172,7 +185,7 @@ static int handle_event(void *ctx, void *data, size_t len)
 {
 	struct snoop_ctx *sc = ctx;
 	const struct pts_event *ev = data;
-	char when[32], lat[32];
+	char when[32], lat[32], comm[FMT_COMM_LEN];
 
 	if (len < sizeof(*ev))
 		return 0;
@@ -182,7 +195,8 @@ static int handle_event(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	event_time(when, sizeof(when), ev->ts_ns);
-	fprintf(sc->out, "%-12s %-16s %7u %9s  ", when, ev->comm, ev->tgid,
+	fprintf(sc->out, "%-12s %-16s %7u %9s  ", when,
+		fmt_escape(comm, sizeof(comm), ev->comm), ev->tgid,
 		ev->latency_ns ? fmt_ns(lat, sizeof(lat), ev->latency_ns) : "-");
 	if (ev->type == PTS_EV_MREMAP)
 		print_mremap(sc, ev);
@@ -190,6 +204,70 @@ static int handle_event(void *ctx, void *data, size_t len)
 		print_fault(sc, ev);
 	fputc('\n', sc->out);
 	return 0;
+}
+
+static bool stopping(const struct snoop_ctx *sc)
+{
+	return pts_stop_requested ||
+	       (sc->deadline && mono_seconds() >= sc->deadline);
+}
+
+/*
+ * All of @buf to @fd in pieces of at most PIPE_BUF, each written only once
+ * poll() says there is room, so write() does not block on a pipe.  Once
+ * told to stop, what cannot be written at once is dropped: -EAGAIN.
+ */
+static int write_out(struct snoop_ctx *sc, const char *buf, size_t len)
+{
+	struct pollfd pfd = { .fd = sc->fd, .events = POLLOUT };
+	size_t chunk;
+	ssize_t n;
+	int ready;
+
+	/* a pipe whose reader left polls POLLERR: stop without an event */
+	if (!len && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR))
+		return -EPIPE;
+	while (len) {
+		ready = poll(&pfd, 1, stopping(sc) ? 0 : 100);
+		if (ready < 0 && errno != EINTR)
+			return -errno;
+		if (ready <= 0) {
+			if (stopping(sc))
+				return -EAGAIN;
+			continue;
+		}
+		chunk = len < PIPE_BUF ? len : PIPE_BUF;
+		n = write(sc->fd, buf, chunk);
+		if (n < 0 && errno != EINTR && errno != EAGAIN)
+			return -errno;
+		if (n > 0) {
+			buf += n;
+			len -= n;
+		}
+	}
+	return 0;
+}
+
+static int round_begin(struct snoop_ctx *sc)
+{
+	sc->out = open_memstream(&sc->buf, &sc->len);
+	return sc->out ? 0 : -errno;
+}
+
+/* write the round's lines out; 0 or -errno (-EAGAIN: dropped) */
+static int round_end(struct snoop_ctx *sc)
+{
+	int err;
+
+	if (!sc->out)
+		return 0;
+	err = fclose(sc->out) ? -errno : 0;
+	sc->out = NULL;
+	if (!err)
+		err = write_out(sc, sc->buf, sc->len);
+	free(sc->buf);
+	sc->buf = NULL;
+	return err;
 }
 
 static void header(struct snoop_ctx *sc, struct pts_session *s)
@@ -201,23 +279,80 @@ static void header(struct snoop_ctx *sc, struct pts_session *s)
 		"LAT", "EVENT");
 }
 
+/* the drop summary, and what became of the output; the exit code */
+static int summary(struct snoop_ctx *sc, struct pts_session *s,
+		   const char *path, int werr)
+{
+	struct pts_snapshot snap;
+
+	if (!collector_read(&s->eng.objs, &snap)) {
+		fprintf(stderr, "ptscope: %llu events, %llu dropped (ring buffer full)\n",
+			(unsigned long long)sc->events,
+			(unsigned long long)snap.counters.v[PTS_C_DROP_RINGBUF]);
+		snapshot_free(&snap);
+	}
+	if (werr == -EPIPE) {
+		fprintf(stderr, "ptscope: the output was closed by its reader\n");
+		return 0;
+	}
+	if (werr == -EAGAIN) {
+		fprintf(stderr, "ptscope: the reader of the output stalled: the "
+			"last events were not written\n");
+		return 0;
+	}
+	if (werr) {
+		fprintf(stderr, "ptscope: writing %s: %s\n",
+			path ? path : "standard output", strerror(-werr));
+		return 1;
+	}
+	return 0;
+}
+
+static int poll_loop(struct snoop_ctx *sc, struct ring_buffer *rb, int *werr)
+{
+	int err;
+
+	while (!stopping(sc)) {
+		*werr = round_begin(sc);
+		if (*werr)
+			return 0;
+		err = ring_buffer__poll(rb, 100);
+		*werr = round_end(sc);
+		if (*werr)
+			return 0;
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, "ptscope: polling events: %s\n", strerror(-err));
+			return 1;
+		}
+	}
+	/* what the ring buffer still holds, if the output takes it now */
+	*werr = round_begin(sc);
+	if (!*werr) {
+		ring_buffer__consume(rb);
+		*werr = round_end(sc);
+	}
+	return 0;
+}
+
 int view_snoop(const struct pts_options *opts)
 {
-	struct snoop_ctx sc = { .out = stdout, .json = opts->json };
-	struct pts_snapshot snap;
+	struct snoop_ctx sc = { .fd = STDOUT_FILENO, .json = opts->json };
 	struct ring_buffer *rb = NULL;
 	struct pts_session s;
-	double start;
-	int ret, err;
+	FILE *file = NULL;
+	int ret, werr = 0;
 
 	ret = session_start(&s, opts, false);
 	if (ret)
 		return ret;
 	sc.page_size = s.rep.page_size;
-	if (opts->output && !(sc.out = fopen(opts->output, "w"))) {
-		fprintf(stderr, "ptscope: -o %s: %s\n", opts->output, strerror(errno));
-		ret = 1;
-		goto cleanup;
+	if (opts->output) {
+		file = report_open(opts->output);
+		if (!file) {
+			ret = 1;
+			goto cleanup;
+		}
+		sc.fd = fileno(file);
 	}
 	rb = ring_buffer__new(s.eng.objs.events_fd, handle_event, &sc, NULL);
 	if (!rb) {
@@ -226,32 +361,22 @@ int view_snoop(const struct pts_options *opts)
 		ret = 1;
 		goto cleanup;
 	}
-	header(&sc, &s);
+	werr = round_begin(&sc);
+	if (!werr) {
+		header(&sc, &s);
+		werr = round_end(&sc);
+	}
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop\n");
-	start = mono_seconds();
-	while (!pts_stop_requested) {
-		err = ring_buffer__poll(rb, 100);
-		if (err < 0 && err != -EINTR) {
-			fprintf(stderr, "ptscope: polling events: %s\n", strerror(-err));
-			ret = 1;
-			break;
-		}
-		fflush(sc.out);
-		if (opts->duration_s &&
-		    mono_seconds() - start >= opts->duration_s)
-			break;
-	}
-	ring_buffer__consume(rb);
-	if (!collector_read(&s.eng.objs, &snap)) {
-		fprintf(stderr, "ptscope: %llu events, %llu dropped (ring buffer full)\n",
-			(unsigned long long)sc.events,
-			(unsigned long long)snap.counters.v[PTS_C_DROP_RINGBUF]);
-		snapshot_free(&snap);
-	}
+	if (opts->duration_s)
+		sc.deadline = mono_seconds() + opts->duration_s;
+	if (!werr)
+		ret = poll_loop(&sc, rb, &werr);
+	if (summary(&sc, &s, opts->output, werr))
+		ret = 1;
 cleanup:
 	ring_buffer__free(rb);
-	if (sc.out && sc.out != stdout)
-		fclose(sc.out);
+	if (file && report_close(file, opts->output))
+		ret = 1;
 	session_stop(&s);
 	return ret;
 }

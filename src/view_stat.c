@@ -6,6 +6,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include "collector.h"
+#include "format.h"
 #include "kcounters.h"
 #include "report.h"
 #include "run_cmd.h"
@@ -32,7 +33,7 @@ static int stat_json(struct pts_session *s, const struct pts_snapshot *snap,
 	int err;
 
 	json_object_object_add(root, "ptscope_version", json_object_new_int(1));
-	json_object_object_add(run, "command", json_object_new_string(cmd));
+	json_object_object_add(run, "command", fmt_json_string(cmd));
 	json_object_object_add(run, "exit_status", json_object_new_int(status));
 	json_object_object_add(run, "seconds", json_object_new_double(elapsed));
 	json_object_object_add(root, "run", run);
@@ -40,28 +41,24 @@ static int stat_json(struct pts_session *s, const struct pts_snapshot *snap,
 	json_object_object_add(root, "metrics", report_metrics_json(&s->rep));
 	json_object_object_add(root, "counters", report_snapshot_json(&s->rep, snap));
 	json_object_object_add(root, "kernel_counters", kcounters_json(kc));
-	err = report_write_json(root, s->opts->output, stdout);
+	err = report_write_json(root, s->opts->output);
 	json_object_put(root);
-	if (err)
-		fprintf(stderr, "ptscope: writing %s: %s\n", s->opts->output,
-			strerror(-err));
-	return err ? 1 : 0;
+	return err;
 }
 
 static int stat_text(struct pts_session *s, const struct pts_snapshot *snap,
 		     const struct kcounters *kc, const char *cmd, int status,
 		     double elapsed)
 {
-	FILE *out = stdout;
+	FILE *out = report_open(s->opts->output);
+	char safe[4 * 512], comm[FMT_COMM_LEN];
 	size_t i;
 
-	if (s->opts->output && !(out = fopen(s->opts->output, "w"))) {
-		fprintf(stderr, "ptscope: -o %s: %s\n", s->opts->output,
-			strerror(errno));
+	if (!out)
 		return 1;
-	}
 	fprintf(out, "\nptscope stat: '%s' exited %d after %.3f s (kernel %s)\n",
-		cmd, status, elapsed, s->caps.release);
+		fmt_escape(safe, sizeof(safe), cmd), status, elapsed,
+		s->caps.release);
 	report_metric_status(out, &s->rep);
 	report_snapshot_text(out, &s->rep, snap, true);
 	kcounters_text(out, kc);
@@ -69,12 +66,10 @@ static int stat_text(struct pts_session *s, const struct pts_snapshot *snap,
 		"MREMAP", "HUGEFAULT");
 	for (i = 0; i < snap->nr_procs; i++)
 		fprintf(out, "  %7u %-16s %8llu %10llu\n", snap->procs[i].tgid,
-			snap->procs[i].stats.comm,
+			fmt_escape(comm, sizeof(comm), snap->procs[i].stats.comm),
 			(unsigned long long)proc_total_mremap(&snap->procs[i].stats),
 			(unsigned long long)proc_total_faults(&snap->procs[i].stats));
-	if (out != stdout)
-		fclose(out);
-	return 0;
+	return report_close(out, s->opts->output);
 }
 
 int view_stat(const struct pts_options *opts)
@@ -128,5 +123,6 @@ int view_stat(const struct pts_options *opts)
 		ret = stat_text(&s, &snap, &kc, cmd, status, mono_seconds() - start);
 	snapshot_free(&snap);
 	session_stop(&s);
-	return ret;
+	/* the report is written: exit as the command did, like time(1) */
+	return ret ? ret : status;
 }

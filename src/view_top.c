@@ -121,12 +121,20 @@ static void top_totals(FILE *out, const struct pts_snapshot *d)
 		(unsigned long long)sum_counters(d, PTS_C_DROP_START_MAP, 3));
 }
 
+void top_sort(struct pts_snapshot *d, enum pts_sort key)
+{
+	sort_key = key;
+	/* qsort(NULL, 0, ...) is undefined: an empty frame has no procs */
+	if (d->nr_procs)
+		qsort(d->procs, d->nr_procs, sizeof(*d->procs), cmp_procs);
+}
+
 static void top_table(FILE *out, struct pts_snapshot *d, int rows)
 {
-	char lat[32];
+	char lat[32], comm[FMT_COMM_LEN];
 	size_t i;
 
-	qsort(d->procs, d->nr_procs, sizeof(*d->procs), cmp_procs);
+	top_sort(d, sort_key);
 	fprintf(out, "\nmremap calls per alignment class (PUD/PMD/PTE/INPLACE), "
 		"hugepage faults per size (F-*)");
 	fprintf(out, "\n%7s %-16s %7s %5s %5s %6s %8s %9s %7s %7s %8s\n", "PID",
@@ -143,7 +151,8 @@ static void top_table(FILE *out, struct pts_snapshot *d, int rows)
 		for (o = 0; o < PTS_MAX_ORDER; o++)
 			fallback += p->fault_fallback[o];
 		fprintf(out, "%7u %-16s %7llu %5llu %5llu %6llu %8llu %9s %7llu "
-			"%7llu %8llu\n", d->procs[i].tgid, p->comm,
+			"%7llu %8llu\n", d->procs[i].tgid,
+			fmt_escape(comm, sizeof(comm), p->comm),
 			(unsigned long long)calls,
 			(unsigned long long)p->mremap_calls[PTS_MREMAP_PUD],
 			(unsigned long long)p->mremap_calls[PTS_MREMAP_PMD],
@@ -181,12 +190,21 @@ static void render_text(FILE *out, struct pts_session *s,
 	top_table(out, d, rows);
 }
 
+/* the errno of a failed write to @out since it was opened, else 0 */
+static int out_error(FILE *out)
+{
+	errno = 0;
+	if (fflush(out) || ferror(out))
+		return errno ? errno : EIO;
+	return 0;
+}
+
 /*
  * On a terminal: draw the frame off screen, then overwrite the old one
  * line by line (erase to end of each line and below), which does not
  * flicker the way clearing the screen first does.
  */
-static void render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
+static int render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
 		   bool tty)
 {
 	int rows = s->opts->rows, fit;
@@ -194,27 +212,28 @@ static void render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
 	char *frame = NULL, *line, *save;
 	size_t len = 0;
 	FILE *mem;
+	int err = 0;
 
 	if (s->opts->json) {
 		root = report_snapshot_json(&s->rep, d);
-		fprintf(out, "%s\n", json_object_to_json_string_ext(root,
-				JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		/* over a buffer's worth goes straight out: keep its errno */
+		if (fprintf(out, "%s\n", json_object_to_json_string_ext(root,
+				JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+			err = errno;
 		json_object_put(root);
-		fflush(out);
-		return;
+		return err ? err : out_error(out);
 	}
 	if (!tty) {
 		render_text(out, s, d, rows);
 		fputc('\n', out);
-		fflush(out);
-		return;
+		return out_error(out);
 	}
 	fit = terminal_rows(out) - 10;	/* header, totals, histogram */
 	if (fit < rows)
 		rows = fit > 1 ? fit : 1;
 	mem = open_memstream(&frame, &len);
 	if (!mem)
-		return;
+		return 0;	/* no memory for this frame: skip it */
 	render_text(mem, s, d, rows);
 	fclose(mem);
 	fputs("\033[H", out);
@@ -222,8 +241,8 @@ static void render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
 	     line = strtok_r(NULL, "\n", &save))
 		fprintf(out, "%s\033[K\n", line);
 	fputs("\033[J", out);
-	fflush(out);
 	free(frame);
+	return out_error(out);
 }
 
 static void sleep_interval(double secs)
@@ -249,7 +268,9 @@ static int wait_refresh(struct pts_exporter *ex, double next)
 	return 0;
 }
 
-static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out)
+/* *@werr: a write to @out failed (errno), the loop stopped there */
+static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out,
+		    int *werr)
 {
 	const struct pts_options *opts = s->opts;
 	struct pts_snapshot prev, now, delta;
@@ -269,10 +290,12 @@ static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out)
 		if (collector_read(&s->eng.objs, &now))
 			goto read_failed;
 		snapshot_delta(&now, &prev, &delta);
-		render(out, s, &delta, tty);
+		*werr = render(out, s, &delta, tty);
 		snapshot_free(&delta);
 		snapshot_free(&prev);
 		prev = now;
+		if (*werr)
+			break;
 		if (opts->duration_s && now.mono_s - start >= opts->duration_s - 1e-3)
 			break;
 	}
@@ -284,29 +307,38 @@ read_failed:
 	return 1;
 }
 
+/* a reader that went away ("| head") ends top as Ctrl-C does */
+static int top_close(FILE *out, const char *path, int werr)
+{
+	if (werr != EPIPE)
+		return report_close_err(out, path, werr);
+	fprintf(stderr, "ptscope: the output was closed by its reader\n");
+	if (out != stdout)
+		fclose(out);
+	return 0;
+}
+
 int view_top(const struct pts_options *opts)
 {
 	struct pts_exporter *ex;
 	struct pts_session s;
-	FILE *out = stdout;
-	int ret;
+	int ret, werr = 0;
+	FILE *out;
 
 	sort_key = opts->sort;
 	ret = exporter_session_start(&s, opts, opts->listen_set, &ex);
 	if (ret)
 		return ret;
-	if (opts->output && !(out = fopen(opts->output, "w"))) {
-		fprintf(stderr, "ptscope: -o %s: %s\n", opts->output,
-			strerror(errno));
+	out = report_open(opts->output);
+	if (!out) {
 		ret = 1;
 	} else {
 		/* attached, listening, -o open: serving needs no privilege */
 		if (ex && privdrop_apply(s.eng.objs.counters_fd))
 			ret = 1;
 		else
-			ret = top_loop(&s, ex, out);
-		if (out != stdout)
-			fclose(out);
+			ret = top_loop(&s, ex, out, &werr);
+		ret = top_close(out, opts->output, werr) || ret;
 	}
 	exporter_close(ex);
 	session_stop(&s);

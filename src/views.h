@@ -12,4 +12,8 @@ int view_snoop(const struct pts_options *opts);
 int view_export(const struct pts_options *opts);
 int view_diff(const struct pts_options *opts);
 
+struct pts_snapshot;
+/* top's per-process order: by @key, largest first, then by pid */
+void top_sort(struct pts_snapshot *d, enum pts_sort key);
+
 #endif

@@ -147,6 +147,8 @@ edit "$new" "$TMP/noversion.json" "del d['ptscope_version']"
 edit "$new" "$TMP/pages.json" "d['system']['page_size'] = 65536"
 edit "$new" "$TMP/norun.json" "del d['run']"
 edit "$new" "$TMP/nocounters.json" "del d['counters']"
+edit "$new" "$TMP/negative.json" "d['counters']['mremap']['classes']['pte']['calls'] = -3"
+edit "$new" "$TMP/absurd.json" "d['counters']['mremap']['classes']['pmd']['old_bytes'] = 1e300"
 expect_bad "missing file" "cannot read $TMP/missing.json: No such file" \
 	"$base" "$TMP/missing.json"
 expect_bad "directory" "cannot read $TMP: Is a directory" "$TMP" "$new"
@@ -167,6 +169,10 @@ expect_bad "not from stat (no run)" "$TMP/norun.json is not a 'ptscope stat --js
 	"$TMP/norun.json" "$new"
 expect_bad "not from stat (no counters)" "recording: no counters" \
 	"$base" "$TMP/nocounters.json"
+expect_bad "negative counter" "$TMP/negative.json is not a valid recording: mremap.pte.calls is -3" \
+	"$base" "$TMP/negative.json"
+expect_bad "absurd counter" "$TMP/absurd.json is not a valid recording: mremap.pmd.old_bytes is 1e+300" \
+	"$base" "$TMP/absurd.json"
 "$PTSCOPE" diff "$base" >/dev/null 2>"$TMP/one.err"
 check_eq "one recording only: exit 2" "2 1" "$? $(grep -c 'ptscope diff BASE.json NEW.json' "$TMP/one.err")"
 

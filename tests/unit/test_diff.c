@@ -739,6 +739,100 @@ static void test_incompatible(void **state)
 	json_object_put(probe);
 }
 
+/* @path set to @val in the new recording makes the pair invalid: -EINVAL */
+static void assert_invalid_value(const char *path, json_object *val,
+				 const char *want)
+{
+	json_object *base = recording("6.1.0", 1.0);
+	json_object *new = recording("6.1.0", 1.0);
+	struct diff_result res;
+	char err[512] = "";
+
+	put(new, path, val);
+	assert_int_equal(diff_compare(base, new, labels, &res, err, sizeof(err)),
+			 -EINVAL);
+	if (!strstr(err, want))
+		fail_msg("error '%s' lacks '%s'", err, want);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/* counters are u64: negative or absurd ones name the key, not a row */
+static void test_invalid_counters(void **state)
+{
+	assert_invalid_value("counters/mremap/classes/pte/calls",
+			     json_object_new_int64(-5),
+			     "new.json is not a valid recording: mremap.pte.calls is -5");
+	assert_invalid_value("counters/mremap/classes/pte/old_bytes",
+			     json_object_new_double(1e300),
+			     "mremap.pte.old_bytes is 1e+300");
+	assert_invalid_value("counters/mremap/latency_ns/sum",
+			     json_object_new_int64(-1),
+			     "mremap.latency_ns.sum is -1");
+	assert_invalid_value("counters/drops/inflight_map_full",
+			     json_object_new_double(-0.5),
+			     "drops.inflight_map_full is -0.5");
+	assert_invalid_value("kernel_counters/vmstat/thp_fault_alloc",
+			     json_object_new_double(2e19),
+			     "kernel.vmstat.thp_fault_alloc is 2e+19");
+	assert_invalid_value("run/seconds", json_object_new_double(-1),
+			     "run.seconds is -1");
+}
+
+/* the largest u64 is a count still */
+static void test_largest_counter_valid(void **state)
+{
+	json_object *base = recording("6.1.0", 1.0);
+	json_object *new = recording("6.1.0", 1.0);
+	struct diff_result res;
+	char err[512] = "";
+
+	put(new, "counters/drops/inflight_map_full",
+	    json_object_new_uint64(UINT64_MAX));
+	assert_int_equal(diff_compare(base, new, labels, &res, err, sizeof(err)), 0);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/* slimming drops the process objects, keeps their number for run.processes */
+static void test_slim_recording(void **state)
+{
+	json_object *base = recording("6.1.0", 1.0);
+	json_object *new = recording("6.1.0", 1.0);
+	json_object *procs = json_object_new_array(), *slim;
+	struct diff_result res;
+	char err[512] = "";
+	size_t i;
+	int pid;
+
+	for (pid = 1; pid <= 3; pid++) {
+		json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "pid", json_object_new_int(pid));
+		json_object_array_add(procs, p);
+	}
+	put(new, "counters/processes", procs);
+	diff_slim_recording(new);
+	diff_slim_recording(base);	/* an empty array stays empty */
+	assert_true(json_object_object_get_ex(json_object_object_get(new, "counters"),
+					      "processes", &slim));
+	assert_int_equal(json_object_array_length(slim), 3);
+	for (i = 0; i < 3; i++)
+		assert_null(json_object_array_get_idx(slim, i));
+	assert_int_equal(diff_compare(base, new, labels, &res, err, sizeof(err)), 0);
+	for (i = 0; i < res.nr_rows; i++)
+		if (!strcmp(res.rows[i].name, "run.processes"))
+			break;
+	assert_true(i < res.nr_rows);
+	assert_true(res.rows[i].val[DIFF_BASE] == 0);
+	assert_true(res.rows[i].val[DIFF_NEW] == 3);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
 /* ---- formatting and JSON ---- */
 
 static void assert_value(double value, const char *want)
@@ -854,6 +948,9 @@ int main(void)
 		cmocka_unit_test(test_missing_values),
 		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_incompatible),
+		cmocka_unit_test(test_invalid_counters),
+		cmocka_unit_test(test_largest_counter_valid),
+		cmocka_unit_test(test_slim_recording),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_json),
 	};

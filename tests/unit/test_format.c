@@ -8,7 +8,9 @@
 #include <limits.h>
 #include <string.h>
 #include <ptscope/ptscope.h>
+#include "collector.h"
 #include "format.h"
+#include "views.h"
 
 #define KIB ((uint64_t)1024)
 #define MIB (KIB * 1024)
@@ -145,6 +147,140 @@ static void test_class_descs(void **state)
 	assert_string_equal(mremap_class_desc(UINT_MAX), "?");
 }
 
+/* ESC, BEL, a CSI sequence, DEL and UTF-8 C1 (CSI) become \xNN */
+static void test_escape_controls(void **state)
+{
+	char buf[128];
+
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "a\033[2Jb\007"),
+			    "a\\x1b[2Jb\\x07");
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "\t\n\r\177"),
+			    "\\x09\\x0a\\x0d\\x7f");
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "x\xc2\x9b" "31m"),
+			    "x\\xc2\\x9b31m");
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "a\\x1b"), "a\\\\x1b");
+	assert_null(strchr(buf, '\033'));
+}
+
+/* printable ASCII and UTF-8 (an e acute, a CJK character) are kept */
+static void test_escape_keeps_text(void **state)
+{
+	char buf[64];
+
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "stress-ng-vm"),
+			    "stress-ng-vm");
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "caf\xc3\xa9 \xe4\xb8\xad"),
+			    "caf\xc3\xa9 \xe4\xb8\xad");
+	assert_string_equal(fmt_escape(buf, sizeof(buf), ""), "");
+}
+
+/* bytes of no well-formed UTF-8 sequence are escaped, one by one */
+static void test_escape_invalid_utf8(void **state)
+{
+	char buf[128];
+
+	/* a lone C1 byte (CSI in 8-bit terminals), a stray continuation */
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "a\x9b" "b\x80"),
+			    "a\\x9bb\\x80");
+	/* overlong ESC (0xc0 0x9b), a surrogate, above U+10FFFF, cut short */
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "\xc0\x9b"),
+			    "\\xc0\\x9b");
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "\xed\xa0\x80"),
+			    "\\xed\\xa0\\x80");
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "\xf4\x90\x80\x80"),
+			    "\\xf4\\x90\\x80\\x80");
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "x\xe4\xb8"),
+			    "x\\xe4\\xb8");
+	/* a 4-byte character is kept whole */
+	assert_string_equal(fmt_escape(buf, sizeof(buf), "\xf0\x9f\x90\xa7"),
+			    "\xf0\x9f\x90\xa7");
+}
+
+/* @in as JSON through fmt_json_string, and read back */
+static void assert_json_string(const char *in, const char *want_json,
+			       const char *want_back)
+{
+	json_object *o = fmt_json_string(in), *back;
+	const char *text;
+
+	assert_non_null(o);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	assert_string_equal(text, want_json);
+	back = json_tokener_parse(text);
+	assert_non_null(back);
+	assert_string_equal(json_object_get_string(back), want_back);
+	json_object_put(back);
+	json_object_put(o);
+}
+
+/* C0, DEL and C1 as \u escapes, invalid bytes as U+FFFD, text kept */
+static void test_json_string(void **state)
+{
+	assert_json_string("a\033[1m\007", "\"a\\u001b[1m\\u0007\"",
+			   "a\033[1m\007");
+	assert_json_string("\177x\xc2\x9by", "\"\\u007fx\\u009by\"",
+			   "\177x\xc2\x9by");
+	assert_json_string("q\"b\\s/", "\"q\\\"b\\\\s/\"", "q\"b\\s/");
+	assert_json_string("caf\xc3\xa9", "\"caf\xc3\xa9\"", "caf\xc3\xa9");
+	assert_json_string("a\xff" "b", "\"a\\ufffd" "b\"", "a\xef\xbf\xbd" "b");
+}
+
+/* truncation never leaves half an escape, nor overruns */
+static void test_escape_truncates(void **state)
+{
+	char buf[8];
+
+	memset(buf, 'Z', sizeof(buf));
+	assert_string_equal(fmt_escape(buf, 7, "ab\033cd"), "ab\\x1b");
+	assert_int_equal(buf[7], 'Z');
+	assert_string_equal(fmt_escape(buf, 6, "ab\033cd"), "ab");
+	assert_string_equal(fmt_escape(buf, 1, "abc"), "");
+}
+
+/*
+ * This binary's qsort(): view_top.o's call binds to it at link time, so
+ * the test sees each call.  glibc's does not fault on qsort(NULL, 0, ...),
+ * which is undefined all the same: an empty frame must make no call.
+ * Insertion sort.
+ */
+static int qsort_calls;
+
+void qsort(void *base, size_t n, size_t size,
+	   int (*cmp)(const void *, const void *))
+{
+	char *a = base, tmp;
+	size_t i, j, b;
+
+	qsort_calls++;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && cmp(a + (j - 1) * size, a + j * size) > 0; j--)
+			for (b = 0; b < size; b++) {
+				tmp = a[(j - 1) * size + b];
+				a[(j - 1) * size + b] = a[j * size + b];
+				a[j * size + b] = tmp;
+			}
+}
+
+/* an empty frame (no procs, NULL array) is not handed to qsort() */
+static void test_top_sort_empty_frame(void **state)
+{
+	struct pts_proc_entry procs[2] = {};
+	struct pts_snapshot empty = {}, two = {};
+
+	qsort_calls = 0;
+	top_sort(&empty, PTS_SORT_ACTIVITY);
+	assert_int_equal(qsort_calls, 0);
+	/* the witness: a frame with processes does reach this qsort() */
+	procs[0].tgid = 10;
+	procs[1].tgid = 20;
+	procs[1].stats.mremap_calls[PTS_MREMAP_PMD] = 5;
+	two.procs = procs;
+	two.nr_procs = 2;
+	top_sort(&two, PTS_SORT_ACTIVITY);
+	assert_int_equal(qsort_calls, 1);
+	assert_int_equal(procs[0].tgid, 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +293,12 @@ int main(void)
 		cmocka_unit_test(test_order_size),
 		cmocka_unit_test(test_class_names),
 		cmocka_unit_test(test_class_descs),
+		cmocka_unit_test(test_escape_controls),
+		cmocka_unit_test(test_escape_keeps_text),
+		cmocka_unit_test(test_escape_truncates),
+		cmocka_unit_test(test_escape_invalid_utf8),
+		cmocka_unit_test(test_json_string),
+		cmocka_unit_test(test_top_sort_empty_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -361,15 +361,56 @@ static void test_error_pid(void **state)
 	char *text[] = { "ptscope", "-p", "x", NULL };
 	char *negative[] = { "ptscope", "-p", "-5", NULL };
 	char *too_big[] = { "ptscope", "-p", "4194305", NULL };
-	char *max[] = { "ptscope", "-p", "4194304", NULL };
-	struct pts_options opts;
 
 	USAGE_ERROR(zero, "invalid value '0' for -p");
 	USAGE_ERROR(text, "invalid value 'x' for -p");
 	USAGE_ERROR(negative, "invalid value '-5' for -p");
 	USAGE_ERROR(too_big, "'4194305'");
-	assert_parse_ok(ARGC(max), max, &opts);
-	assert_int_equal(opts.pid, 4194304);
+}
+
+/* this box's kernel.pid_max, read here independently of options.c */
+static long read_pid_max(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	long max = -1;
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%ld", &max), 1);
+	fclose(f);
+	assert_true(max > 300);
+	return max;
+}
+
+/* the kernel allocates pids in [1, pid_max): pid_max itself is no pid */
+static void test_error_pid_beyond_pid_max(void **state)
+{
+	long pid_max = read_pid_max();
+	char highest[32], limit[32];
+	char *ok_argv[] = { "ptscope", "-p", highest, NULL };
+	char *bad_argv[] = { "ptscope", "-p", limit, NULL };
+	struct pts_options opts;
+
+	snprintf(highest, sizeof(highest), "%ld", pid_max - 1);
+	snprintf(limit, sizeof(limit), "%ld", pid_max);
+	assert_int_equal(options_pid_max(), pid_max);
+	assert_parse_ok(ARGC(ok_argv), ok_argv, &opts);
+	assert_int_equal(opts.pid, pid_max - 1);
+	USAGE_ERROR(bad_argv, "pid_max");
+	USAGE_ERROR(bad_argv, limit);
+}
+
+/* -i below 10 ms is refused; 0.01 itself is taken */
+static void test_error_interval_minimum(void **state)
+{
+	char *tiny[] = { "ptscope", "top", "-i", "0.0000001", NULL };
+	char *under[] = { "ptscope", "top", "-i", "0.009", NULL };
+	char *least[] = { "ptscope", "top", "-i", "0.01", NULL };
+	struct pts_options opts;
+
+	USAGE_ERROR(tiny, "at least 0.01");
+	USAGE_ERROR(under, "invalid value '0.009' for -i");
+	assert_parse_ok(ARGC(least), least, &opts);
+	assert_true(opts.interval_s == 0.01);
 }
 
 static void test_error_mode(void **state)
@@ -534,6 +575,8 @@ int main(void)
 		cmocka_unit_test(test_error_interval),
 		cmocka_unit_test(test_error_duration_and_rows),
 		cmocka_unit_test(test_error_pid),
+		cmocka_unit_test(test_error_pid_beyond_pid_max),
+		cmocka_unit_test(test_error_interval_minimum),
 		cmocka_unit_test(test_error_mode),
 		cmocka_unit_test(test_error_unknown_option),
 		cmocka_unit_test(test_error_missing_value),
