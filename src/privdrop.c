@@ -108,12 +108,32 @@ static int drop_caps(int bpf_fd)
 	return 0;
 }
 
+/*
+ * LeakSanitizer checks for leaks at exit from a thread that ptrace()s the
+ * others (clone, ptrace, wait4, prctl...), which the filter refuses: the
+ * sanitizer build of make check drops capabilities and sets
+ * no_new_privs, but installs no filter.  The plain build's tests check
+ * the filter.
+ */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PTS_SANITIZER_BUILD 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define PTS_SANITIZER_BUILD 1
+#endif
+
 static int install_filter(void)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
 	size_t i;
 	int nr, err = 0;
 
+#ifdef PTS_SANITIZER_BUILD
+	seccomp_release(ctx);
+	return 0;
+#endif
 	if (!ctx)
 		return -ENOMEM;
 	for (i = 0; i < sizeof(allowed_syscalls) / sizeof(*allowed_syscalls);
