@@ -264,17 +264,25 @@ static __always_inline __u64 direct_map_va(__u64 pa, __u64 table_va)
  * 5.4+).  VA_BITS is a build option, so take the one under which @va, a
  * page-table page and thus a linear map address, lies in that half.
  */
+static __always_inline bool in_linear_half(__u64 va, __u32 va_bits)
+{
+	__u64 start = -(1ULL << va_bits);
+
+	return va >= start && va - start < (1ULL << (va_bits - 1));
+}
+
 static __always_inline __u64 linear_map_start(__u64 va)
 {
-	static const __u8 va_bits[] = { 36, 39, 42, 47, 48, 52 };
-	__u64 start;
-	int i;
-
-	for (i = 0; i < sizeof(va_bits); i++) {
-		start = -(1ULL << va_bits[i]);
-		if (va >= start && va - start < (1ULL << (va_bits[i] - 1)))
-			return start;
-	}
+	if (in_linear_half(va, 48))
+		return -(1ULL << 48);
+	if (in_linear_half(va, 52))
+		return -(1ULL << 52);
+	if (in_linear_half(va, 47))
+		return -(1ULL << 47);
+	if (in_linear_half(va, 42))
+		return -(1ULL << 42);
+	if (in_linear_half(va, 39))
+		return -(1ULL << 39);
 	return 0;
 }
 
@@ -298,16 +306,16 @@ static __always_inline __u64 direct_map_va(__u64 pa, __u64 table_va)
  * skips the step without moving anything.  pmd_offset() is inline, so read
  * the same entry through the direct map.  -1: could not tell.
  */
-static __always_inline int pmd_entry_none(void *pud, __u64 addr)
+static __always_inline int pmd_entry_none(__u64 pud, __u64 addr)
 {
 	__u64 page_size = 1ULL << cfg.page_shift;
 	__u64 pmd_shift = cfg.page_shift * 2 - 3;
 	__u64 index, table, pud_val, pmd_val;
 
-	if (bpf_probe_read_kernel(&pud_val, sizeof(pud_val), pud) ||
+	if (bpf_probe_read_kernel(&pud_val, sizeof(pud_val), (void *)pud) ||
 	    !PUD_IS_TABLE(pud_val))
 		return -1;
-	table = direct_map_va(pud_val & TABLE_PA_MASK(page_size), (__u64)pud);
+	table = direct_map_va(pud_val & TABLE_PA_MASK(page_size), pud);
 	if (!table)
 		return -1;
 	index = (addr >> pmd_shift) & (page_size / 8 - 1);
@@ -491,7 +499,7 @@ static __always_inline void marker_old_pud(__u64 addr)
 	w->iter_pud_calls = 1;
 }
 
-static __always_inline void marker_old_pud_ret(void *pud)
+static __always_inline void marker_old_pud_ret(__u64 pud)
 {
 	struct mpt_walk *w = current_walk();
 
@@ -663,10 +671,18 @@ int BPF_PROG(lv_fentry_old_pud, void *mm, unsigned long addr)
 	return 0;
 }
 
+/*
+ * fexit types the returned pud_t * from BTF, and the verifier allows no
+ * arithmetic on it (arm64's linear map test masks it): take its value as
+ * a number.
+ */
 SEC("fexit/get_old_pud")
 int BPF_PROG(lv_fexit_old_pud, void *mm, unsigned long addr, void *ret)
 {
-	marker_old_pud_ret(ret);
+	__u64 pud = 0;
+
+	bpf_probe_read_kernel(&pud, sizeof(pud), &ret);
+	marker_old_pud_ret(pud);
 	return 0;
 }
 
@@ -709,7 +725,7 @@ int BPF_KPROBE(lv_kprobe_old_pud, void *mm, unsigned long addr)
 }
 
 SEC("kretprobe/get_old_pud")
-int BPF_KRETPROBE(lv_kretprobe_old_pud, void *ret)
+int BPF_KRETPROBE(lv_kretprobe_old_pud, __u64 ret)
 {
 	marker_old_pud_ret(ret);
 	return 0;
