@@ -77,12 +77,15 @@ scrape() {
 		echo "scrape failed: wget exit $?" >>"$1"
 }
 
-# wait_tracing ERRFILE: until ptscope says it is attached (300 s at most:
-# attaching a dozen kprobes under TCG on a loaded host took over 60 s);
-# false, with a note in ERRFILE, if it never did
+# wait_tracing ERRFILE: until ptscope says it is attached (300 s at most);
+# false, with a note in ERRFILE, if it never did.  Remove ERRFILE before
+# starting ptscope in the background: the shell may look before the child
+# truncates it, and an earlier run's "tracing" line would let the workload
+# start before the probes are attached (it did, in the kprobe runs that
+# followed a fentry run).
 wait_tracing() {
 	i=0
-	while ! grep -q 'tracing, Ctrl-C' "$1"; do
+	while ! grep -qs 'tracing, Ctrl-C' "$1"; do
 		if [ $i -ge 300 ]; then
 			echo "scenario: not tracing after $i s" >>"$1"
 			return 1
@@ -118,6 +121,7 @@ cmdline_value() {
 levels_cases() {
 	seed=$(cmdline_value seed 1)
 	count=$(cmdline_value cases 300)
+	rm -f /tmp/snoop.err	# see wait_tracing
 	# shellcheck disable=SC2086
 	ptscope snoop --json --mode "$1" -c ptscope-cases $extra \
 		-o /tmp/snoop.json 2>/tmp/snoop.err &

@@ -15,6 +15,7 @@ echo advise >$THP/shmem_enabled
 # three PMD-aligned 16 MiB moves seen by top (one JSON object per second)
 # and by the /metrics the same process serves, scraped before and after
 top_scenario() {
+	rm -f /tmp/top.err	# see wait_tracing
 	ptscope top --json --mode "$mode" -c ptscope-bench -i 1 -d 8 \
 		--listen 127.0.0.1:9477 >/tmp/top.json 2>/tmp/top.err &
 	tpid=$!
@@ -31,6 +32,7 @@ top_scenario() {
 
 # one mixed mremap seen through snoop: the event carries its level moves
 snoop_scenario() {
+	rm -f /tmp/snoop.err	# see wait_tracing
 	ptscope snoop --json --mode "$mode" -c ptscope-bench -o /tmp/snoop.json \
 		2>/tmp/snoop.err &
 	spid=$!

@@ -28,6 +28,7 @@ scenario lab_off4k --size 1G --align pud --dst-offset 4K --thp never --count 1
 extra=
 
 # the exporter on the lab's small move: the page a dashboard would scrape
+rm -f /tmp/export.err	# see wait_tracing
 ptscope export --metric mremap.folio_lookups -c ptscope-bench \
 	--listen 127.0.0.1:9477 -d 120 2>/tmp/export.err &
 epid=$!
