@@ -14,7 +14,7 @@ import re
 import sys
 
 import check_levels
-from taplib import comment, plan, run, tap, unit
+from taplib import plan, run, tap, unit
 
 GIB = 1 << 30
 MIB = 1 << 20
