@@ -19,11 +19,14 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinc
 BPF_NAMES := mremap thp task
 BPF_OBJS := $(patsubst %,$(BPF_OUT)/%.bpf.o,$(BPF_NAMES))
 SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_NAMES))
-LIB_SRCS := src/hist.c src/catalog.c src/caps.c src/engine.c src/objects.c \
-	src/collector.c src/options.c src/format.c src/report.c src/report_text.c \
-	src/session.c src/kcounters.c src/view_probe.c \
-	src/view_stat.c src/view_top.c src/run_cmd.c src/view_snoop.c \
-	src/view_export.c src/exporter.c src/httpd.c src/privdrop.c src/prom.c src/view_diff.c src/diff.c
+# one directory per layer; a layer includes only the ones below it:
+# engine (attach) <- data (maps to meaning) <- export <- views <- main.c
+ENGINE_SRCS := $(wildcard src/engine/*.c)
+DATA_SRCS := $(wildcard src/data/*.c)
+EXPORT_SRCS := $(wildcard src/export/*.c)
+VIEW_SRCS := $(wildcard src/views/*.c)
+LIB_SRCS := $(ENGINE_SRCS) $(DATA_SRCS) $(EXPORT_SRCS) $(VIEW_SRCS)
+SRC_HDRS := $(wildcard src/*/*.h)
 LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope
 BENCH := $(OUT)/ptscope-bench
@@ -78,8 +81,8 @@ $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h include/ptscope/ptscope.h vmli
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-$(OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(wildcard src/*.h) include/ptscope/ptscope.h
-	@mkdir -p $(OUT)/$(ARCH)
+$(OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(PTSCOPE): $(LIB_OBJS) $(OUT)/$(ARCH)/main.o
@@ -157,8 +160,8 @@ SAN_ENV := ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1:log_path=$(ab
 SAN_RUN := --suite asan $(SAN_ENV) PTSCOPE=$(SAN_PTSCOPE) $(SAN_UNIT_BINS) \
 	tests/host/test_*.sh tests/san/check_reports.sh
 
-$(SAN_OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(wildcard src/*.h) include/ptscope/ptscope.h
-	@mkdir -p $(SAN_OUT)/$(ARCH)
+$(SAN_OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
+	@mkdir -p $(@D)
 	$(CLANG) $(SAN_CFLAGS) -c $< -o $@
 
 $(SAN_PTSCOPE): $(SAN_LIB_OBJS) $(SAN_OUT)/$(ARCH)/main.o
@@ -218,8 +221,8 @@ FUZZ_RUN := --suite fuzz FUZZ_BIN=$(abspath $(FUZZ_OUT)) \
 	FUZZ_SECONDS=$(FUZZ_SECONDS) "FUZZ_TARGETS=$(FUZZ_TARGETS)" \
 	tests/fuzz/run.sh
 
-$(FUZZ_OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(wildcard src/*.h) include/ptscope/ptscope.h
-	@mkdir -p $(FUZZ_OUT)/$(ARCH)
+$(FUZZ_OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
+	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
 
 $(FUZZ_OUT)/%: tests/fuzz/%.c $(FUZZ_LIB_OBJS)

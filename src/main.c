@@ -7,9 +7,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <bpf/libbpf.h>
-#include "options.h"
-#include "session.h"
-#include "views.h"
+#include "views/options.h"
+#include "data/session.h"
+#include "views/views.h"
 
 #define PTSCOPE_VERSION "0.1.0"
 

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "options.h"
-#include "views.h"
+#include "views/options.h"
+#include "views/views.h"
 
 static int memfile(const uint8_t *data, size_t size, char *path, size_t len)
 {

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
-#include "httpd.h"
+#include "export/httpd.h"
 
 #define STEPS_MAX	3000	/* 1 ms each: past the request deadline */
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "prom.h"
+#include "export/prom.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

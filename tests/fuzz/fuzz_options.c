@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "options.h"
+#include "views/options.h"
 
 #define MAX_ARGS	64
 

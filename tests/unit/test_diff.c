@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "diff.h"
+#include "data/recording_diff.h"
 
 static const char *const labels[DIFF_SIDES] = { "base.json", "new.json" };
 

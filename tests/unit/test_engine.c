@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for the candidate choice in src/engine.c, over the real
- * catalog (src/catalog.c) and a fake kernel instead of src/caps.c.
+ * catalog (src/engine/catalog.c) and a fake kernel instead of src/kf.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +11,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "catalog.h"
-#include "engine.h"
+#include "engine/catalog.h"
+#include "engine/engine.h"
 
 #define REQ_BIT(kind)	(1u << (kind))
 #define MAX_CHECKS	256

@@ -8,9 +8,9 @@
 #include <limits.h>
 #include <string.h>
 #include <ptscope/ptscope.h>
-#include "collector.h"
-#include "format.h"
-#include "views.h"
+#include "data/collector.h"
+#include "data/format.h"
+#include "views/views.h"
 
 #define KIB ((uint64_t)1024)
 #define MIB (KIB * 1024)

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hist.h"
+#include "data/hist.h"
 #include <ptscope/log2.h>
 
 /* 64-bit xorshift, so the "many values" are the same on every run */

@@ -17,9 +17,9 @@
 #include <getopt.h>
 #include <string.h>
 #include <unistd.h>
-#include "catalog.h"
-#include "engine.h"
-#include "options.h"
+#include "engine/catalog.h"
+#include "engine/engine.h"
+#include "views/options.h"
 
 #define ERR_LEN 256
 #define ARGC(argv) ((int)(sizeof(argv) / sizeof((argv)[0])) - 1)

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine.h"
-#include "prom.h"
+#include "engine/engine.h"
+#include "export/prom.h"
 
 #define PMD_BUCKET	"ptscope_mremap_duration_seconds_bucket{class=\"pmd\""
 

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Reads the shared maps into one snapshot; views work on snapshots. */
+#ifndef PTSCOPE_COLLECTOR_H
+#define PTSCOPE_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include <ptscope/ptscope.h>
+#include "engine/objects.h"
+
+struct pts_proc_entry {
+	__u32 tgid;
+	bool exited;		/* its row came from procs_exited */
+	struct pts_proc stats;
+};
+
+struct pts_snapshot {
+	double mono_s;			/* CLOCK_MONOTONIC when read */
+	struct pts_counters counters;
+	struct pts_hists hists;
+	struct pts_proc_entry *procs;
+	size_t nr_procs;
+};
+
+/* CLOCK_MONOTONIC in seconds, the clock of snapshots and BPF timestamps */
+double mono_seconds(void);
+/*
+ * Counters, histograms and one row per process, live or exited, sorted by
+ * tgid then start time.
+ */
+int collector_read(const struct pts_objects *objs, struct pts_snapshot *snap);
+void snapshot_free(struct pts_snapshot *snap);
+/*
+ * out = now - prev (processes matched by tgid and start time, so a reused
+ * tgid starts from zero); out->procs is allocated
+ */
+int snapshot_delta(const struct pts_snapshot *now,
+		   const struct pts_snapshot *prev, struct pts_snapshot *out);
+__u64 proc_total_mremap(const struct pts_proc *p);
+__u64 proc_total_faults(const struct pts_proc *p);
+
+#endif

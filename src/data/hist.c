@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * log2 histograms.  Slot i holds values in [2^i, 2^(i+1)); slot 0 holds
+ * 0 and 1.  The BPF programs use the same pts_log2_slot().
+ */
+#include "data/hist.h"
+#include <ptscope/log2.h>
+
+unsigned int hist_slot(uint64_t value)
+{
+	return pts_log2_slot(value);
+}
+
+uint64_t hist_slot_low(unsigned int slot)
+{
+	return slot ? (uint64_t)1 << slot : 0;
+}
+
+/* inclusive upper bound of a slot */
+uint64_t hist_slot_high(unsigned int slot)
+{
+	if (slot >= PTS_HIST_SLOTS - 1)
+		return UINT64_MAX;
+	return ((uint64_t)1 << (slot + 1)) - 1;
+}
+
+int hist_highest_slot(const struct pts_hist *h)
+{
+	int i;
+
+	for (i = PTS_HIST_SLOTS - 1; i >= 0; i--)
+		if (h->slots[i])
+			return i;
+	return -1;
+}
+
+double hist_mean(const struct pts_hist *h)
+{
+	return h->count ? (double)h->sum / (double)h->count : 0.0;
+}
+
+/* upper bound of the slot that holds the pct-th percentile */
+uint64_t hist_percentile_high(const struct pts_hist *h, double pct)
+{
+	uint64_t seen = 0, rank;
+	int i;
+
+	if (!h->count)
+		return 0;
+	rank = (uint64_t)(pct / 100.0 * (double)h->count + 0.5);
+	if (rank < 1)
+		rank = 1;
+	for (i = 0; i < PTS_HIST_SLOTS; i++) {
+		seen += h->slots[i];
+		if (seen >= rank)
+			return hist_slot_high(i);
+	}
+	return hist_slot_high(PTS_HIST_SLOTS - 1);
+}
+
+void hist_merge(struct pts_hist *dst, const struct pts_hist *src)
+{
+	int i;
+
+	for (i = 0; i < PTS_HIST_SLOTS; i++)
+		dst->slots[i] += src->slots[i];
+	dst->count += src->count;
+	dst->sum += src->sum;
+}
+
+void hist_sub(struct pts_hist *dst, const struct pts_hist *a,
+	      const struct pts_hist *b)
+{
+	int i;
+
+	for (i = 0; i < PTS_HIST_SLOTS; i++)
+		dst->slots[i] = a->slots[i] - b->slots[i];
+	dst->count = a->count - b->count;
+	dst->sum = a->sum - b->sum;
+}
+
+/* the lowest and highest used slots and the largest count; top -1: empty */
+void hist_used_range(const struct pts_hist *h, int *low, int *top,
+		     uint64_t *max)
+{
+	int i;
+
+	*top = hist_highest_slot(h);
+	*low = -1;
+	*max = 0;
+	for (i = 0; i <= *top; i++) {
+		if (h->slots[i] && *low < 0)
+			*low = i;
+		if (h->slots[i] > *max)
+			*max = h->slots[i];
+	}
+}
+
+#define HIST_BAR_WIDTH 30
+
+/* bcc-style rows "low -> high : count |****|", lowest to highest used slot */
+void hist_print(FILE *out, const struct pts_hist *h, const char *unit)
+{
+	int top, low, i, j, stars;
+	uint64_t max;
+
+	hist_used_range(h, &low, &top, &max);
+	if (top < 0) {
+		fprintf(out, "        (no samples)\n");
+		return;
+	}
+	fprintf(out, "%20s %-6s : %-10s distribution\n", unit, "", "count");
+	for (i = low; i <= top; i++) {
+		stars = (int)(h->slots[i] * HIST_BAR_WIDTH / max);
+		fprintf(out, "%12llu -> %-12llu : %-10llu |",
+			(unsigned long long)hist_slot_low(i),
+			(unsigned long long)hist_slot_high(i),
+			(unsigned long long)h->slots[i]);
+		for (j = 0; j < HIST_BAR_WIDTH; j++)
+			fputc(j < stars ? '*' : ' ', out);
+		fputs("|\n", out);
+	}
+}

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What ptscope measures and every way it knows to measure it, best first.
+ * Inlining notes come from ../shared/reference/kernel-notes.md and were
+ * checked against /proc/kallsyms of the kernels we test on.
+ */
+#include <string.h>
+#include <linux/types.h>
+#include <ptscope/ptscope.h>
+#include "engine/catalog.h"
+
+static const char *const path_kind_names[PTS_PATH_KINDS] = {
+	[PTS_PATH_PATCHED] = "patched",
+	[PTS_PATH_FENTRY] = "fentry",
+	[PTS_PATH_KPROBE] = "kprobe",
+	[PTS_PATH_TRACEPOINT] = "tracepoint",
+};
+
+const char *path_kind_name(enum pts_path_kind kind)
+{
+	if (kind >= PTS_PATH_KINDS)
+		return "?";
+	return path_kind_names[kind];
+}
+
+int path_kind_parse(const char *name, enum pts_path_kind *kind)
+{
+	int i;
+
+	for (i = 0; i < PTS_PATH_KINDS; i++) {
+		if (!strcmp(name, path_kind_names[i])) {
+			*kind = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Why a marker candidate is inferred.  Before 6.5 nothing out of line sees
+ * the PTE table in move_ptes().  Without the direct map's base the markers
+ * cannot read the PMD entry that get_old_pmd() tests, so a step whose PMD
+ * is empty under a present PUD (a sparse region) looks like a PMD move.
+ */
+#define INFER_NO_PTE_HELPER \
+	"no out-of-line PTE helper in move_ptes (before 6.5): NORMAL_PMD and " \
+	"PTE extents from the geometry, PTE count unavailable"
+#define INFER_PMD_UNREAD \
+	"upper bound: empty PMD steps under a present PUD are counted as " \
+	"PMD moves (direct map base unknown, PMD entries unread)"
+#define INFER_NO_PTE_HELPER_AND_PMD_UNREAD \
+	INFER_NO_PTE_HELPER "; " INFER_PMD_UNREAD
+
+const struct pts_metric pts_catalog[] = {
+	{
+		.name = "mremap.calls",
+		.desc = "mremap calls: geometry, result, latency by alignment class",
+		.nr_cands = 2,
+		.cands = {
+			{
+				.kind = PTS_PATH_TRACEPOINT,
+				.label = "tracepoint syscalls:sys_{enter,exit}_mremap",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mremap_tp_enter", "mremap_tp_exit" },
+				.reqs = {
+					{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_enter_mremap" },
+					{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_exit_mremap" },
+				},
+			},
+			{
+				.kind = PTS_PATH_TRACEPOINT,
+				.label = "tp_btf raw_syscalls:sys_{enter,exit} (filtered by nr)",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mremap_btf_enter", "mremap_btf_exit" },
+				.reqs = {
+					{ PTS_REQ_BTF_TRACE, "sys_enter" },
+					{ PTS_REQ_BTF_TRACE, "sys_exit" },
+				},
+			},
+		},
+	},
+	{
+		.name = "mremap.move_page_tables",
+		.desc = "move_page_tables calls: bytes requested vs moved, latency",
+		.nr_cands = 6,
+		.cands = {
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry/fexit move_page_tables(pmc) [6.15+]",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mpt_fentry_pmc", "mpt_fexit_pmc" },
+				.reqs = {
+					{ PTS_REQ_ARG0_STRUCT, "move_page_tables", "pagetable_move_control" },
+					{ PTS_REQ_FENTRY, "move_page_tables" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry/fexit move_page_tables(7 args) [6.7-6.14]",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mpt_fentry_scalar7", "mpt_fexit_scalar7" },
+				.reqs = {
+					{ PTS_REQ_NARGS, "move_page_tables", NULL, 7 },
+					{ PTS_REQ_FENTRY, "move_page_tables" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry/fexit move_page_tables(6 args) [<6.7]",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mpt_fentry_scalar", "mpt_fexit_scalar" },
+				.reqs = {
+					{ PTS_REQ_NARGS, "move_page_tables", NULL, 6 },
+					{ PTS_REQ_FENTRY, "move_page_tables" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe/kretprobe move_page_tables(pmc)",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mpt_kprobe_pmc", "mpt_kretprobe" },
+				.reqs = {
+					{ PTS_REQ_ARG0_STRUCT, "move_page_tables", "pagetable_move_control" },
+					{ PTS_REQ_KPROBE, "move_page_tables" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe/kretprobe move_page_tables(7 args)",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mpt_kprobe_scalar7", "mpt_kretprobe" },
+				.reqs = {
+					{ PTS_REQ_NARGS, "move_page_tables", NULL, 7 },
+					{ PTS_REQ_KPROBE, "move_page_tables" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe/kretprobe move_page_tables(6 args)",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mpt_kprobe_scalar", "mpt_kretprobe" },
+				.reqs = {
+					{ PTS_REQ_NARGS, "move_page_tables", NULL, 6 },
+					{ PTS_REQ_KPROBE, "move_page_tables" },
+				},
+			},
+		},
+	},
+	{
+		.name = "mremap.levels",
+		.desc = "entries moved per level: PUD, PMD, huge PMD, PTE",
+		.nr_cands = 10,
+		.cands = {
+			{
+				.kind = PTS_PATH_PATCHED,
+				.label = "tp_btf mremap:move_pgt_entry, move_ptes, move_back",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
+					     PTS_CFG_LEVEL_TPS,
+				.progs = { "lv_tp_pgt_entry", "lv_tp_ptes",
+					   "lv_tp_move_back" },
+				.reqs = {
+					/* counted inside mremap calls only */
+					{ PTS_REQ_METRIC, "mremap.calls" },
+					{ PTS_REQ_BTF_TRACE, "move_pgt_entry" },
+					{ PTS_REQ_BTF_TRACE, "move_ptes" },
+					{ PTS_REQ_BTF_TRACE, "move_back" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry move_pgt_entry",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.todo = "no kernel seen with move_pgt_entry out of line",
+				.reqs = {
+					{ PTS_REQ_SYMBOL, "move_pgt_entry" },
+					{ PTS_REQ_FENTRY, "move_pgt_entry" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+]",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
+					     PTS_CFG_PMD_READ,
+				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
+					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
+					   "lv_fentry_split", "lv_fexit_pte_lock" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_DIRECT_MAP },
+					{ PTS_REQ_FENTRY, "get_old_pud" },
+					{ PTS_REQ_FENTRY, "move_huge_pmd" },
+					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
+					{ PTS_REQ_FENTRY, "__pte_offset_map_lock" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry markers get_old_pud, move_huge_pmd",
+				.exact = false,
+				.inferred_from = INFER_NO_PTE_HELPER,
+				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_LEVELS | PTS_CFG_PMD_READ,
+				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
+					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
+					   "lv_fentry_split" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_DIRECT_MAP },
+					{ PTS_REQ_FENTRY, "get_old_pud" },
+					{ PTS_REQ_FENTRY, "move_huge_pmd" },
+					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+]",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
+					     PTS_CFG_PMD_READ,
+				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
+					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
+					   "lv_kprobe_split", "lv_kretprobe_pte_lock" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_DIRECT_MAP },
+					{ PTS_REQ_KPROBE, "get_old_pud" },
+					{ PTS_REQ_KPROBE, "move_huge_pmd" },
+					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
+					{ PTS_REQ_KPROBE, "__pte_offset_map_lock" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe markers get_old_pud, move_huge_pmd",
+				.exact = false,
+				.inferred_from = INFER_NO_PTE_HELPER,
+				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_LEVELS | PTS_CFG_PMD_READ,
+				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
+					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
+					   "lv_kprobe_split" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_DIRECT_MAP },
+					{ PTS_REQ_KPROBE, "get_old_pud" },
+					{ PTS_REQ_KPROBE, "move_huge_pmd" },
+					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+], PMD entries unread",
+				.exact = false,
+				.inferred_from = INFER_PMD_UNREAD,
+				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS,
+				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
+					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
+					   "lv_fentry_split", "lv_fexit_pte_lock" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_FENTRY, "get_old_pud" },
+					{ PTS_REQ_FENTRY, "move_huge_pmd" },
+					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
+					{ PTS_REQ_FENTRY, "__pte_offset_map_lock" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry markers get_old_pud, move_huge_pmd, PMD entries unread",
+				.exact = false,
+				.inferred_from = INFER_NO_PTE_HELPER_AND_PMD_UNREAD,
+				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_LEVELS,
+				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
+					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
+					   "lv_fentry_split" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_FENTRY, "get_old_pud" },
+					{ PTS_REQ_FENTRY, "move_huge_pmd" },
+					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+], PMD entries unread",
+				.exact = false,
+				.inferred_from = INFER_PMD_UNREAD,
+				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS,
+				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
+					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
+					   "lv_kprobe_split", "lv_kretprobe_pte_lock" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_KPROBE, "get_old_pud" },
+					{ PTS_REQ_KPROBE, "move_huge_pmd" },
+					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
+					{ PTS_REQ_KPROBE, "__pte_offset_map_lock" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe markers get_old_pud, move_huge_pmd, PMD entries unread",
+				.exact = false,
+				.inferred_from = INFER_NO_PTE_HELPER_AND_PMD_UNREAD,
+				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_LEVELS,
+				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
+					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
+					   "lv_kprobe_split" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_KPROBE, "get_old_pud" },
+					{ PTS_REQ_KPROBE, "move_huge_pmd" },
+					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
+				},
+			},
+		},
+	},
+	{
+		.name = "mremap.folio_lookups",
+		.desc = "vm_normal_folio() (vmemmap) lookups inside move_page_tables: count, latency",
+		/*
+		 * A trampoline on every vm_normal_folio() call, system-wide:
+		 * under qemu TCG a 1 GiB PTE-level move on the batching lab
+		 * kernel took ~250 ms with it against ~35 ms without, which
+		 * would hide the regression it is there to measure.  The
+		 * count alone comes from the patched mremap:move_ptes
+		 * tracepoint at no such cost.
+		 */
+		.opt_in = true,
+		.nr_cands = 1,
+		.cands = {
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry/fexit vm_normal_folio inside move_page_tables",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "vnf_fentry", "vnf_fexit" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_FENTRY, "vm_normal_folio" },
+				},
+			},
+		},
+	},
+	{
+		.name = "thp.fault_alloc",
+		.desc = "anonymous hugepage fault allocations and fallbacks by order",
+		.nr_cands = 4,
+		.cands = {
+			{
+				.kind = PTS_PATH_PATCHED,
+				.label = "tp_btf thp:anon_fault_alloc",
+				.exact = true,
+				.obj = PTS_OBJ_THP,
+				.cfg_flags = PTS_CFG_FAULT_TP,
+				.progs = { "thp_tp_anon_fault" },
+				.reqs = {
+					{ PTS_REQ_BTF_TRACE, "anon_fault_alloc" },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry/fexit handle_mm_fault, vma_alloc_folio, __mem_cgroup_charge",
+				.exact = true,
+				.obj = PTS_OBJ_THP,
+				.cfg_flags = PTS_CFG_FAULT_FUNCS,
+				.progs = { "thp_fentry_fault", "thp_fexit_fault",
+					   "thp_fexit_alloc", "thp_fexit_charge",
+					   "thp_fentry_zero" },
+				.retargets = {
+					{ "thp_fexit_alloc", { "vma_alloc_folio_noprof", "vma_alloc_folio" } },
+					{ "thp_fentry_zero", { "mm_get_huge_zero_folio", "mm_get_huge_zero_page" } },
+				},
+				.reqs = {
+					{ PTS_REQ_FENTRY, "handle_mm_fault" },
+					{ PTS_REQ_FENTRY, "__mem_cgroup_charge" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe/kretprobe handle_mm_fault, vma_alloc_folio, __mem_cgroup_charge",
+				.exact = true,
+				.obj = PTS_OBJ_THP,
+				.cfg_flags = PTS_CFG_FAULT_FUNCS,
+				.progs = { "thp_kprobe_fault", "thp_kretprobe_fault",
+					   "thp_kprobe_alloc", "thp_kretprobe_alloc",
+					   "thp_kprobe_charge", "thp_kretprobe_charge",
+					   "thp_kprobe_zero" },
+				.retargets = {
+					{ "thp_kprobe_alloc", { "vma_alloc_folio_noprof", "vma_alloc_folio" } },
+					{ "thp_kretprobe_alloc", { "vma_alloc_folio_noprof", "vma_alloc_folio" } },
+					{ "thp_kprobe_zero", { "mm_get_huge_zero_folio", "mm_get_huge_zero_page" } },
+				},
+				.reqs = {
+					{ PTS_REQ_KPROBE, "handle_mm_fault" },
+					{ PTS_REQ_KPROBE, "__mem_cgroup_charge" },
+				},
+			},
+			{
+				.kind = PTS_PATH_TRACEPOINT,
+				.label = "tp_btf kmem:mm_page_alloc (order, THP gfp mask, user task)",
+				.exact = false,
+				.inferred_from = "page allocations of order >= 2 with vma_thp_gfp_mask() bits by user tasks outside madvise(); order 0 and memcg charge fallbacks not visible",
+				.obj = PTS_OBJ_THP,
+				.progs = { "thp_page_alloc", "thp_madvise_enter",
+					   "thp_madvise_exit" },
+				.reqs = {
+					{ PTS_REQ_BTF_TRACE, "mm_page_alloc" },
+					{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_enter_madvise" },
+					{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_exit_madvise" },
+				},
+			},
+		},
+	},
+	{
+		.name = "thp.collapse",
+		.desc = "khugepaged collapse attempts by result (system-wide)",
+		.nr_cands = 1,
+		.cands = {
+			{
+				.kind = PTS_PATH_TRACEPOINT,
+				.label = "tp_btf huge_memory:mm_collapse_huge_page",
+				.exact = true,
+				.obj = PTS_OBJ_THP,
+				.progs = { "thp_collapse" },
+				.reqs = {
+					{ PTS_REQ_BTF_TRACE, "mm_collapse_huge_page" },
+				},
+			},
+		},
+	},
+	{
+		/*
+		 * Without it the per-process map fills with dead processes
+		 * (issue 16) and stays full: rows and "stat" tracing of new
+		 * processes are lost, counted as drops; totals are not.
+		 */
+		.name = "task.exit",
+		.desc = "forget exited threads and processes (keeps maps bounded)",
+		.internal = true,
+		.nr_cands = 2,
+		.cands = {
+			{
+				.kind = PTS_PATH_TRACEPOINT,
+				.label = "tp_btf sched:sched_process_exit",
+				.exact = true,
+				.obj = PTS_OBJ_TASK,
+				.progs = { "task_exit_btf" },
+				.reqs = {
+					{ PTS_REQ_BTF_TRACE, "sched_process_exit" },
+				},
+			},
+			{
+				.kind = PTS_PATH_TRACEPOINT,
+				.label = "tracepoint sched:sched_process_exit",
+				.exact = true,
+				.obj = PTS_OBJ_TASK,
+				.progs = { "task_exit_tp" },
+				.reqs = {
+					{ PTS_REQ_TRACEFS_EVENT, "sched/sched_process_exit" },
+				},
+			},
+		},
+	},
+	{
+		.name = "task.follow_fork",
+		.desc = "follow the children of a traced command",
+		.internal = true,
+		.stat_only = true,
+		.nr_cands = 1,
+		.cands = {
+			{
+				.kind = PTS_PATH_TRACEPOINT,
+				.label = "tp_btf sched:sched_process_fork",
+				.exact = true,
+				.obj = PTS_OBJ_TASK,
+				.progs = { "task_fork" },
+				.reqs = {
+					{ PTS_REQ_BTF_TRACE, "sched_process_fork" },
+				},
+			},
+		},
+	},
+};
+
+const int pts_catalog_len = sizeof(pts_catalog) / sizeof(pts_catalog[0]);
+
+const struct pts_metric *catalog_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < pts_catalog_len; i++)
+		if (!strcmp(pts_catalog[i].name, name))
+			return &pts_catalog[i];
+	return NULL;
+}

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "engine/engine.h"
+
+#define ENGINE_MAX_ROUNDS 6
+
+void engine_init(struct pts_engine *eng, int mode, bool follow_fork)
+{
+	int i;
+
+	memset(eng, 0, sizeof(*eng));
+	eng->mode = mode;
+	eng->follow_fork = follow_fork;
+	for (i = 0; i < pts_catalog_len; i++) {
+		if (pts_catalog[i].stat_only && !follow_fork)
+			continue;
+		eng->choices[eng->nr_choices].metric = &pts_catalog[i];
+		eng->choices[eng->nr_choices].chosen = -1;
+		eng->nr_choices++;
+	}
+}
+
+/* Attach an opt_in metric too; -ENOENT if there is no such metric. */
+int engine_opt_in(struct pts_engine *eng, const char *metric)
+{
+	int i;
+
+	for (i = 0; i < eng->nr_choices; i++) {
+		if (!strcmp(eng->choices[i].metric->name, metric) &&
+		    eng->choices[i].metric->opt_in) {
+			eng->choices[i].opted_in = true;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Has the metric an implemented candidate of this kind? */
+static bool metric_has_kind(const struct pts_metric *m, int kind)
+{
+	int i;
+
+	for (i = 0; i < m->nr_cands; i++)
+		if ((int)m->cands[i].kind == kind && m->cands[i].progs[0])
+			return true;
+	return false;
+}
+
+/* Is @metric attached through a candidate of @kind? */
+static int check_metric_path(const struct pts_engine *eng, const char *metric,
+			     enum pts_path_kind kind, char *why, size_t len)
+{
+	const struct pts_choice *dep = engine_choice(eng, metric);
+
+	if (dep && dep->chosen >= 0 && dep->metric->cands[dep->chosen].kind == kind)
+		return 0;
+	snprintf(why, len, "needs %s through %s, which is %s", metric,
+		 path_kind_name(kind), dep && dep->chosen >= 0 ?
+		 path_kind_name(dep->metric->cands[dep->chosen].kind) :
+		 "unavailable");
+	return -ENOENT;
+}
+
+static int check_metric(const struct pts_engine *eng, const char *metric,
+			char *why, size_t len)
+{
+	if (engine_available(eng, metric))
+		return 0;
+	snprintf(why, len, "needs %s, which is unavailable", metric);
+	return -ENOENT;
+}
+
+/* The first of a retarget's functions that this path can attach to. */
+static int resolve_retarget(const struct pts_candidate *c,
+			    const struct pts_retarget *rt, pts_check_fn check,
+			    void *ctx, const char **target, char *why, size_t len)
+{
+	struct pts_req req = {
+		.kind = c->kind == PTS_PATH_KPROBE ? PTS_REQ_KPROBE : PTS_REQ_FENTRY,
+	};
+	int i, err = -ENOENT;
+
+	for (i = 0; i < PTS_MAX_ALTS && rt->funcs[i]; i++) {
+		req.name = rt->funcs[i];
+		err = check(ctx, &req, why, len);
+		if (!err) {
+			*target = rt->funcs[i];
+			return 0;
+		}
+	}
+	return err;
+}
+
+/* 0 when the candidate can be used; otherwise the reason in @why */
+static int candidate_usable(const struct pts_engine *eng,
+			    const struct pts_metric *m,
+			    const struct pts_candidate *c, pts_check_fn check,
+			    void *ctx, const char **targets, char *why,
+			    size_t len)
+{
+	int i, err;
+
+	if (eng->mode != PTS_MODE_AUTO && (int)c->kind != eng->mode &&
+	    metric_has_kind(m, eng->mode)) {
+		snprintf(why, len, "not selected: --mode %s",
+			 path_kind_name(eng->mode));
+		return -EPERM;
+	}
+	for (i = 0; i < PTS_MAX_REQS && c->reqs[i].kind; i++) {
+		if (c->reqs[i].kind == PTS_REQ_METRIC_PATH)
+			err = check_metric_path(eng, c->reqs[i].name, c->kind,
+						why, len);
+		else if (c->reqs[i].kind == PTS_REQ_METRIC)
+			err = check_metric(eng, c->reqs[i].name, why, len);
+		else
+			err = check(ctx, &c->reqs[i], why, len);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < PTS_MAX_RETARGETS && c->retargets[i].prog; i++) {
+		err = resolve_retarget(c, &c->retargets[i], check, ctx,
+				       &targets[i], why, len);
+		if (err)
+			return err;
+	}
+	if (!c->progs[0]) {
+		snprintf(why, len, "kernel supports it, not implemented yet (%s)",
+			 c->todo ? c->todo : "no programs");
+		return -ENOSYS;
+	}
+	return 0;
+}
+
+static void choose_one(struct pts_engine *eng, struct pts_choice *ch,
+		       pts_check_fn check, void *ctx)
+{
+	const struct pts_metric *m = ch->metric;
+	int i, err;
+
+	ch->chosen = -1;
+	if (m->opt_in && !ch->opted_in) {
+		for (i = 0; i < m->nr_cands; i++)
+			snprintf(ch->why[i], PTS_WHY_LEN, "off: opt-in, ask "
+				 "with --metric %s", m->name);
+		return;
+	}
+	for (i = 0; i < m->nr_cands; i++) {
+		if (ch->refused[i])
+			continue;	/* keep the kernel's reason */
+		ch->why[i][0] = '\0';
+		ch->other_kernel[i] = false;
+		if (ch->chosen >= 0) {
+			snprintf(ch->why[i], PTS_WHY_LEN, "not needed: an earlier "
+				 "candidate works");
+			continue;
+		}
+		err = candidate_usable(eng, m, &m->cands[i], check, ctx,
+				       ch->targets, ch->why[i], PTS_WHY_LEN);
+		if (!err)
+			ch->chosen = i;
+		ch->other_kernel[i] = err == -EINVAL;
+	}
+}
+
+void engine_choose(struct pts_engine *eng, pts_check_fn check, void *ctx)
+{
+	int i;
+
+	for (i = 0; i < eng->nr_choices; i++)
+		choose_one(eng, &eng->choices[i], check, ctx);
+}
+
+const struct pts_choice *engine_choice(const struct pts_engine *eng,
+				       const char *metric)
+{
+	int i;
+
+	for (i = 0; i < eng->nr_choices; i++)
+		if (!strcmp(eng->choices[i].metric->name, metric))
+			return &eng->choices[i];
+	return NULL;
+}
+
+bool engine_available(const struct pts_engine *eng, const char *metric)
+{
+	const struct pts_choice *ch = engine_choice(eng, metric);
+
+	return ch && ch->chosen >= 0;
+}
+
+static bool said_before(const struct pts_choice *ch, int i)
+{
+	int j;
+
+	for (j = 0; j < i; j++)
+		if (!strcmp(ch->why[j], ch->why[i]))
+			return true;
+	return false;
+}
+
+/* Candidates written for another kernel's prototype are left out. */
+void engine_unavailable_reason(const struct pts_choice *ch, char *buf,
+			       size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < ch->metric->nr_cands && used < len; i++) {
+		if (!ch->why[i][0] || ch->other_kernel[i] || said_before(ch, i))
+			continue;
+		used += snprintf(buf + used, len - used, "%s%s",
+				 used ? "; " : "", ch->why[i]);
+	}
+}
+
+/* the function a retargeted program of the chosen candidate attaches to */
+static const char *retarget_of(const struct pts_choice *ch,
+			       const struct pts_candidate *c, const char *prog)
+{
+	int i;
+
+	for (i = 0; i < PTS_MAX_RETARGETS && c->retargets[i].prog; i++)
+		if (!strcmp(c->retargets[i].prog, prog))
+			return ch->targets[i];
+	return NULL;
+}
+
+/* BTF-based programs learn their target before load */
+static int set_targets(struct pts_objects *objs, const struct pts_choice *ch,
+		       const struct pts_candidate *c)
+{
+	struct bpf_program *prog;
+	int i, err;
+
+	if (c->kind != PTS_PATH_FENTRY)
+		return 0;	/* kprobes get theirs at attach time */
+	for (i = 0; i < PTS_MAX_RETARGETS && c->retargets[i].prog; i++) {
+		prog = objects_prog(objs, c->obj, c->retargets[i].prog);
+		if (!prog || !ch->targets[i])
+			return -ENOENT;
+		err = bpf_program__set_attach_target(prog, 0, ch->targets[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* autoload the chosen candidate's programs, aimed at their targets */
+static int enable_candidate(struct pts_objects *objs,
+			    const struct pts_choice *ch)
+{
+	const struct pts_candidate *c = &ch->metric->cands[ch->chosen];
+	int j, err;
+
+	for (j = 0; j < PTS_MAX_PROGS && c->progs[j]; j++) {
+		err = objects_enable(objs, c->obj, c->progs[j]);
+		if (err)
+			return err;
+	}
+	return set_targets(objs, ch, c);
+}
+
+static int enable_chosen(struct pts_engine *eng)
+{
+	int i, err;
+
+	objects_disable_all(&eng->objs);
+	for (i = 0; i < eng->nr_choices; i++) {
+		if (eng->choices[i].chosen < 0)
+			continue;
+		err = enable_candidate(&eng->objs, &eng->choices[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The object failed to load.  Find which chosen candidate the kernel
+ * refuses by loading each one alone, and mark it.  Returns how many
+ * candidates were marked.
+ */
+static int isolate_load_failure(struct pts_engine *eng,
+				const struct pts_config *cfg)
+{
+	struct pts_objects alone;
+	const struct pts_candidate *c;
+	struct pts_choice *ch;
+	int i, err, marked = 0;
+
+	for (i = 0; i < eng->nr_choices; i++) {
+		ch = &eng->choices[i];
+		if (ch->chosen < 0)
+			continue;
+		c = &ch->metric->cands[ch->chosen];
+		if (objects_open(&alone, cfg))
+			return marked;
+		objects_disable_all(&alone);
+		err = enable_candidate(&alone, ch);
+		if (!err)
+			err = objects_load(&alone);
+		objects_close(&alone);
+		if (!err)
+			continue;
+		ch->refused[ch->chosen] = true;
+		snprintf(ch->why[ch->chosen], PTS_WHY_LEN,
+			 "%s: load failed, %s (-v shows the verifier log)",
+			 path_kind_name(c->kind), strerror(-err));
+		marked++;
+	}
+	return marked;
+}
+
+static struct bpf_link *attach_prog(struct bpf_program *prog,
+				    enum pts_path_kind kind, const char *target)
+{
+	bool ret;
+
+	if (kind != PTS_PATH_KPROBE || !target)
+		return bpf_program__attach(prog);
+	ret = !strncmp(bpf_program__section_name(prog), "kretprobe/", 10);
+	return bpf_program__attach_kprobe(prog, ret, target);
+}
+
+static int attach_chosen(struct pts_engine *eng)
+{
+	const struct pts_candidate *c;
+	struct pts_choice *ch;
+	struct bpf_program *prog;
+	struct bpf_link *link;
+	int i, j, err, refused = 0;
+
+	for (i = 0; i < eng->nr_choices; i++) {
+		ch = &eng->choices[i];
+		if (ch->chosen < 0)
+			continue;
+		c = &ch->metric->cands[ch->chosen];
+		for (j = 0; j < PTS_MAX_PROGS && c->progs[j]; j++) {
+			prog = objects_prog(&eng->objs, c->obj, c->progs[j]);
+			link = prog ? attach_prog(prog, c->kind,
+					retarget_of(ch, c, c->progs[j])) : NULL;
+			err = prog ? -errno : -ENOENT;
+			if (link && eng->nr_links < PTS_MAX_LINKS) {
+				eng->links[eng->nr_links++] = link;
+				continue;
+			}
+			bpf_link__destroy(link);
+			ch->refused[ch->chosen] = true;
+			snprintf(ch->why[ch->chosen], PTS_WHY_LEN,
+				 "%s: attach of %s failed, %s",
+				 path_kind_name(c->kind), c->progs[j],
+				 strerror(-err));
+			refused++;
+			break;
+		}
+	}
+	return refused;
+}
+
+/* housekeeping rows (task.exit) alone are nothing worth attaching */
+static int any_chosen(const struct pts_engine *eng)
+{
+	int i, n = 0;
+
+	for (i = 0; i < eng->nr_choices; i++)
+		if (eng->choices[i].chosen >= 0 &&
+		    !eng->choices[i].metric->internal)
+			n++;
+	return n;
+}
+
+/* the configuration plus what the chosen candidates need */
+static void chosen_config(const struct pts_engine *eng,
+			  const struct pts_config *base, struct pts_config *cfg)
+{
+	int i;
+
+	*cfg = *base;
+	for (i = 0; i < eng->nr_choices; i++)
+		if (eng->choices[i].chosen >= 0)
+			cfg->flags |= eng->choices[i].metric->cands[
+				eng->choices[i].chosen].cfg_flags;
+}
+
+/*
+ * open -> configure -> choose autoload -> load -> attach; when the kernel
+ * refuses a candidate, mark it and start over with the next one.
+ */
+int engine_attach(struct pts_engine *eng, const struct pts_config *base,
+		  pts_check_fn check, void *ctx)
+{
+	struct pts_config config, *cfg = &config;
+	int round, err;
+
+	for (round = 0; round < ENGINE_MAX_ROUNDS; round++) {
+		engine_choose(eng, check, ctx);
+		if (!any_chosen(eng))
+			return -ENOENT;
+		chosen_config(eng, base, cfg);
+		err = objects_open(&eng->objs, cfg);
+		if (err)
+			return err;
+		err = enable_chosen(eng);
+		if (err)
+			goto cleanup;
+		err = objects_load(&eng->objs);
+		if (err) {
+			objects_close(&eng->objs);
+			if (!isolate_load_failure(eng, cfg))
+				return err;
+			continue;
+		}
+		if (!attach_chosen(eng))
+			return 0;
+		engine_detach(eng);
+	}
+	return -ELOOP;
+cleanup:
+	objects_close(&eng->objs);
+	return err;
+}
+
+void engine_detach(struct pts_engine *eng)
+{
+	int i;
+
+	for (i = 0; i < eng->nr_links; i++)
+		bpf_link__destroy(eng->links[i]);
+	eng->nr_links = 0;
+	objects_close(&eng->objs);
+}

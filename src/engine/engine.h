@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The attach engine: per metric, pick the first candidate the kernel
+ * supports, load only its programs, attach, and fall back to the next
+ * candidate when the kernel refuses one at load or attach time.
+ */
+#ifndef PTSCOPE_ENGINE_H
+#define PTSCOPE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "engine/catalog.h"
+#include "engine/objects.h"
+
+#define PTS_WHY_LEN	200
+#define PTS_MAX_LINKS	32
+#define PTS_MODE_AUTO	(-1)
+
+typedef int (*pts_check_fn)(void *ctx, const struct pts_req *req, char *why,
+			    size_t len);
+
+struct pts_choice {
+	const struct pts_metric *metric;
+	int chosen;			/* candidate index, -1: unavailable */
+	bool refused[PTS_MAX_CANDS];	/* refused by the kernel at load/attach */
+	bool other_kernel[PTS_MAX_CANDS];	/* written for another prototype */
+	char why[PTS_MAX_CANDS][PTS_WHY_LEN];
+	/* for the chosen candidate: the function each retarget resolved to */
+	const char *targets[PTS_MAX_RETARGETS];
+	bool opted_in;			/* an opt_in metric the user asked for */
+};
+
+struct pts_engine {
+	int mode;			/* PTS_MODE_AUTO or an enum pts_path_kind */
+	bool follow_fork;		/* stat -- CMD: include stat_only rows */
+	int nr_choices;
+	struct pts_choice choices[16];
+	struct pts_objects objs;
+	struct bpf_link *links[PTS_MAX_LINKS];
+	int nr_links;
+};
+
+void engine_init(struct pts_engine *eng, int mode, bool follow_fork);
+int engine_opt_in(struct pts_engine *eng, const char *metric);
+void engine_choose(struct pts_engine *eng, pts_check_fn check, void *ctx);
+const struct pts_choice *engine_choice(const struct pts_engine *eng,
+				       const char *metric);
+bool engine_available(const struct pts_engine *eng, const char *metric);
+/* "reason1; reason2" for an unavailable metric */
+void engine_unavailable_reason(const struct pts_choice *choice, char *buf,
+			       size_t len);
+int engine_attach(struct pts_engine *eng, const struct pts_config *cfg,
+		  pts_check_fn check, void *ctx);
+void engine_detach(struct pts_engine *eng);
+
+#endif

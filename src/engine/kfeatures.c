@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/utsname.h>
+#include <zlib.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "engine/kfeatures.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The direct map puts physical address pa at page_offset_base + pa on
+ * x86-64 (randomized with CONFIG_RANDOMIZE_MEMORY) and at
+ * (pa - memstart_addr) | PAGE_OFFSET on arm64 (memory.h).
+ */
+const char *kfeatures_dmap_var_name(void)
+{
+#if defined(__x86_64__)
+	return "page_offset_base";
+#elif defined(__aarch64__)
+	return "memstart_addr";
+#else
+	return "";
+#endif
+}
+
+static int load_kallsyms(struct pts_kfeatures *kf)
+{
+	size_t cap = 0;
+	char line[512], name[256], type;
+	unsigned long long addr;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (!strcmp(name, kfeatures_dmap_var_name()))
+			kf->dmap_var = addr;	/* 0 when kptr_restrict hides it */
+		if (type != 't' && type != 'T')
+			continue;
+		if (kf->nr_ksyms == cap) {
+			char **grown;
+
+			cap = cap ? cap * 2 : 65536;
+			grown = realloc(kf->ksyms, cap * sizeof(*grown));
+			if (!grown)
+				break;
+			kf->ksyms = grown;
+		}
+		kf->ksyms[kf->nr_ksyms] = strdup(name);
+		if (kf->ksyms[kf->nr_ksyms])
+			kf->nr_ksyms++;
+	}
+	fclose(f);
+	qsort(kf->ksyms, kf->nr_ksyms, sizeof(char *), cmp_str);
+	return 0;
+}
+
+bool kfeatures_has_symbol(const struct pts_kfeatures *kf, const char *name)
+{
+	return bsearch(&name, kf->ksyms, kf->nr_ksyms, sizeof(char *),
+		       cmp_str) != NULL;
+}
+
+const char *kfeatures_symbol_clone(const struct pts_kfeatures *kf, const char *name)
+{
+	size_t lo = 0, hi = kf->nr_ksyms, n = strlen(name);
+
+	/* lower bound of "name." */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strncmp(kf->ksyms[mid], name, n);
+
+		if (c < 0 || (c == 0 && kf->ksyms[mid][n] < '.'))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < kf->nr_ksyms && !strncmp(kf->ksyms[lo], name, n) &&
+	    kf->ksyms[lo][n] == '.')
+		return kf->ksyms[lo];
+	return NULL;
+}
+
+/* "CONFIG_KPROBES=y" -> 1, "# CONFIG_KPROBES is not set" -> 0, else -1 */
+static int read_config_kprobes(void)
+{
+	char line[256];
+	int state = -1;
+	gzFile gz = gzopen("/proc/config.gz", "r");
+
+	if (!gz)
+		return -1;
+	while (gzgets(gz, line, sizeof(line))) {
+		if (!strncmp(line, "CONFIG_KPROBES=", 15)) {
+			state = 1;
+			break;
+		}
+		if (strstr(line, "CONFIG_KPROBES is not set")) {
+			state = 0;
+			break;
+		}
+	}
+	gzclose(gz);
+	return state;
+}
+
+static bool is_tracefs_dir(const char *dir)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/events", dir);
+	return access(path, F_OK) == 0;
+}
+
+/* Like perf, mount tracefs where libbpf looks for it when nobody has. */
+static void find_tracefs(struct pts_kfeatures *kf)
+{
+	static const char *const dirs[] = {
+		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (is_tracefs_dir(dirs[i])) {
+			snprintf(kf->tracefs, sizeof(kf->tracefs), "%s", dirs[i]);
+			return;
+		}
+	}
+	if (!mount("tracefs", dirs[0], "tracefs", 0, NULL) &&
+	    is_tracefs_dir(dirs[0]))
+		snprintf(kf->tracefs, sizeof(kf->tracefs), "%s", dirs[0]);
+}
+
+int kfeatures_init(struct pts_kfeatures *kf)
+{
+	struct utsname uts;
+	int err;
+
+	memset(kf, 0, sizeof(*kf));
+	if (!uname(&uts)) {
+		snprintf(kf->release, sizeof(kf->release), "%s", uts.release);
+		snprintf(kf->machine, sizeof(kf->machine), "%s", uts.machine);
+	}
+	kf->btf = btf__load_vmlinux_btf();
+	err = libbpf_get_error(kf->btf);
+	if (err) {
+		kf->btf = NULL;
+		fprintf(stderr, "ptscope: kernel BTF not found (%s): ptscope needs "
+			"CONFIG_DEBUG_INFO_BTF=y (/sys/kernel/btf/vmlinux)\n",
+			strerror(-err));
+		return err;
+	}
+	load_kallsyms(kf);
+	kf->kprobe_pmu = access("/sys/bus/event_source/devices/kprobe/type",
+				  F_OK) == 0;
+	kf->config_kprobes = read_config_kprobes();
+	find_tracefs(kf);
+	return 0;
+}
+
+void kfeatures_free(struct pts_kfeatures *kf)
+{
+	size_t i;
+
+	for (i = 0; i < kf->nr_ksyms; i++)
+		free(kf->ksyms[i]);
+	free(kf->ksyms);
+	btf__free(kf->btf);
+	memset(kf, 0, sizeof(*kf));
+}
+
+static const struct btf_type *func_proto(const struct pts_kfeatures *kf,
+					 const char *func)
+{
+	int id = btf__find_by_name_kind(kf->btf, func, BTF_KIND_FUNC);
+	const struct btf_type *t;
+
+	if (id < 0)
+		return NULL;
+	t = btf__type_by_id(kf->btf, id);
+	return btf__type_by_id(kf->btf, t->type);
+}
+
+/* name of the struct the first argument points to, or NULL */
+static const char *arg0_struct(const struct pts_kfeatures *kf,
+			       const struct btf_type *proto)
+{
+	const struct btf_param *params = btf_params(proto);
+	const struct btf_type *t;
+
+	if (!btf_vlen(proto))
+		return NULL;
+	t = btf__type_by_id(kf->btf, params[0].type);
+	if (!t || !btf_is_ptr(t))
+		return NULL;
+	t = btf__type_by_id(kf->btf, t->type);
+	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
+		t = btf__type_by_id(kf->btf, t->type);
+	if (!t || !btf_is_struct(t))
+		return NULL;
+	return btf__name_by_offset(kf->btf, t->name_off);
+}
+
+static void why_missing_symbol(const struct pts_kfeatures *kf, const char *name,
+			       char *why, size_t len)
+{
+	const char *clone = kfeatures_symbol_clone(kf, name);
+
+	if (clone)
+		snprintf(why, len, "%s: only the compiler clone %s exists "
+			 "(arguments untrusted)", name, clone);
+	else
+		snprintf(why, len, "%s: inlined, no symbol", name);
+}
+
+/* A two-instruction fentry program: does it load and attach here? */
+static int try_fentry(const struct pts_kfeatures *kf, const char *func,
+		      char *why, size_t len)
+{
+	struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },	/* r0 = 0 */
+		{ .code = 0x95 },				/* exit */
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_TRACE_FENTRY);
+	int id, prog_fd, link_fd, err;
+
+	id = btf__find_by_name_kind(kf->btf, func, BTF_KIND_FUNC);
+	if (id < 0) {
+		snprintf(why, len, "fentry: %s not in kernel BTF", func);
+		return -ENOENT;
+	}
+	opts.attach_btf_id = id;
+	prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "pts_fentry_probe", "GPL",
+				insns, 2, &opts);
+	if (prog_fd < 0) {
+		err = -errno;
+		snprintf(why, len, "fentry: load refused, %s (%s)",
+			 err == -EPERM ? "EPERM" : "error", strerror(-err));
+		return err;
+	}
+	link_fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FENTRY, NULL);
+	if (link_fd < 0) {
+		err = -errno;
+		snprintf(why, len, "fentry: attach failed, %d (%s)%s", err,
+			 strerror(-err),
+			 err == -524 ? ": no BPF trampoline on this kernel/arch" : "");
+		close(prog_fd);
+		return err;
+	}
+	close(link_fd);
+	close(prog_fd);
+	return 0;
+}
+
+static int check_fentry(struct pts_kfeatures *kf, const char *func, char *why,
+			size_t len)
+{
+	struct fentry_result *r;
+	int i;
+
+	for (i = 0; i < kf->nr_fentry; i++) {
+		r = &kf->fentry[i];
+		if (!strcmp(r->func, func)) {
+			snprintf(why, len, "%s", r->why);
+			return r->err;
+		}
+	}
+	if (!kfeatures_has_symbol(kf, func)) {
+		why_missing_symbol(kf, func, why, len);
+		return -ENOENT;
+	}
+	if (kf->nr_fentry == KFEATURES_FENTRY_CACHE)
+		return try_fentry(kf, func, why, len);
+	r = &kf->fentry[kf->nr_fentry++];
+	snprintf(r->func, sizeof(r->func), "%s", func);
+	r->why[0] = '\0';
+	r->err = try_fentry(kf, func, r->why, sizeof(r->why));
+	snprintf(why, len, "%s", r->why);
+	return r->err;
+}
+
+static int check_kprobe(const struct pts_kfeatures *kf, const char *func,
+			char *why, size_t len)
+{
+	if (!kf->kprobe_pmu) {
+		if (kf->config_kprobes == 0)
+			snprintf(why, len, "kprobe: CONFIG_KPROBES not set");
+		else
+			snprintf(why, len, "kprobe: no kprobe PMU in "
+				 "/sys/bus/event_source/devices");
+		return -EOPNOTSUPP;
+	}
+	if (!kfeatures_has_symbol(kf, func)) {
+		why_missing_symbol(kf, func, why, len);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int check_tracefs_event(const struct pts_kfeatures *kf, const char *event,
+			       char *why, size_t len)
+{
+	char path[256];
+
+	if (!kf->tracefs[0]) {
+		snprintf(why, len, "tracefs not mounted and could not be mounted");
+		return -ENOENT;
+	}
+	snprintf(path, sizeof(path), "%s/events/%s/id", kf->tracefs, event);
+	if (access(path, R_OK)) {
+		snprintf(why, len, "tracepoint %s not in %s/events", event,
+			 kf->tracefs);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int check_btf_trace(const struct pts_kfeatures *kf, const char *tp,
+			   char *why, size_t len)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	if (btf__find_by_name_kind(kf->btf, name, BTF_KIND_TYPEDEF) < 0) {
+		snprintf(why, len, "no tracepoint %s (no %s in kernel BTF)", tp,
+			 name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int check_proto(const struct pts_kfeatures *kf, const struct pts_req *req,
+		       char *why, size_t len)
+{
+	const struct btf_type *proto = func_proto(kf, req->name);
+	const char *arg0;
+
+	if (!proto) {
+		snprintf(why, len, "%s not in kernel BTF", req->name);
+		return -ENOENT;
+	}
+	switch (req->kind) {
+	case PTS_REQ_NARGS:
+		if (btf_vlen(proto) == req->nargs)
+			return 0;
+		snprintf(why, len, "%s takes %d arguments here, not %d",
+			 req->name, btf_vlen(proto), req->nargs);
+		return -EINVAL;
+	case PTS_REQ_ARG0_STRUCT:
+	case PTS_REQ_NOT_ARG0_STRUCT:
+		arg0 = arg0_struct(kf, proto);
+		if ((arg0 && !strcmp(arg0, req->arg)) ==
+		    (req->kind == PTS_REQ_ARG0_STRUCT))
+			return 0;
+		snprintf(why, len, "%s %s struct %s * (prototype differs)",
+			 req->name,
+			 req->kind == PTS_REQ_ARG0_STRUCT ? "does not take" : "takes",
+			 req->arg);
+		return -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+int kfeatures_check(void *ctx, const struct pts_req *req, char *why, size_t len)
+{
+	struct pts_kfeatures *kf = ctx;
+
+	switch (req->kind) {
+	case PTS_REQ_NONE:
+	case PTS_REQ_METRIC_PATH:	/* both decided by the engine */
+	case PTS_REQ_METRIC:
+		return 0;
+	case PTS_REQ_BTF_FUNC:
+		if (btf__find_by_name_kind(kf->btf, req->name, BTF_KIND_FUNC) >= 0)
+			return 0;
+		snprintf(why, len, "%s not in kernel BTF (inlined or renamed)",
+			 req->name);
+		return -ENOENT;
+	case PTS_REQ_SYMBOL:
+		if (kfeatures_has_symbol(kf, req->name))
+			return 0;
+		why_missing_symbol(kf, req->name, why, len);
+		return -ENOENT;
+	case PTS_REQ_FENTRY:
+		return check_fentry(kf, req->name, why, len);
+	case PTS_REQ_KPROBE:
+		return check_kprobe(kf, req->name, why, len);
+	case PTS_REQ_TRACEFS_EVENT:
+		return check_tracefs_event(kf, req->name, why, len);
+	case PTS_REQ_BTF_TRACE:
+		return check_btf_trace(kf, req->name, why, len);
+	case PTS_REQ_ARG0_STRUCT:
+	case PTS_REQ_NOT_ARG0_STRUCT:
+	case PTS_REQ_NARGS:
+		return check_proto(kf, req, why, len);
+	case PTS_REQ_DIRECT_MAP:
+		if (kf->dmap_var)
+			return 0;
+		snprintf(why, len, "no address of %s in /proc/kallsyms: PMD "
+			 "entries cannot be read", kfeatures_dmap_var_name());
+		return -ENOENT;
+	}
+	snprintf(why, len, "unknown requirement %d", req->kind);
+	return -EOPNOTSUPP;
+}
+
+/* Look an enumerator up in every enum of the kernel BTF (anonymous too). */
+int kfeatures_enum_value(const struct pts_kfeatures *kf, const char *enumerator,
+		    long long *value)
+{
+	int n = btf__type_cnt(kf->btf), id, i;
+
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(kf->btf, id);
+		const struct btf_enum *e;
+
+		if (!btf_is_enum(t))
+			continue;
+		e = btf_enum(t);
+		for (i = 0; i < btf_vlen(t); i++) {
+			if (!strcmp(btf__name_by_offset(kf->btf, e[i].name_off),
+				    enumerator)) {
+				*value = e[i].val;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+const char *kfeatures_enum_name(const struct pts_kfeatures *kf, const char *enum_type,
+			   long long value)
+{
+	int id = btf__find_by_name_kind(kf->btf, enum_type, BTF_KIND_ENUM);
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	int i;
+
+	if (id < 0)
+		return NULL;
+	t = btf__type_by_id(kf->btf, id);
+	e = btf_enum(t);
+	for (i = 0; i < btf_vlen(t); i++)
+		if (e[i].val == value)
+			return btf__name_by_offset(kf->btf, e[i].name_off);
+	return NULL;
+}

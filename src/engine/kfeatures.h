@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the running kernel offers: BTF, kallsyms, tracefs, kprobes and
+ * whether fentry programs really load and attach.
+ */
+#ifndef PTSCOPE_KFEATURES_H
+#define PTSCOPE_KFEATURES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "engine/catalog.h"
+
+struct btf;
+
+#define KFEATURES_FENTRY_CACHE 32
+
+struct fentry_result {
+	char func[64];
+	int err;		/* 0: loads and attaches */
+	char why[96];
+};
+
+struct pts_kfeatures {
+	struct btf *btf;
+	char **ksyms;		/* sorted names from /proc/kallsyms */
+	size_t nr_ksyms;
+	/* page_offset_base (x86-64) or memstart_addr (arm64), 0: unknown */
+	unsigned long long dmap_var;
+	bool kprobe_pmu;
+	int config_kprobes;	/* 1: y, 0: not set, -1: unknown */
+	char tracefs[64];	/* where tracefs is mounted, "" if nowhere */
+	char release[65];
+	char machine[65];
+	struct fentry_result fentry[KFEATURES_FENTRY_CACHE];
+	int nr_fentry;
+};
+
+int kfeatures_init(struct pts_kfeatures *kf);
+void kfeatures_free(struct pts_kfeatures *kf);
+
+/* 0 when @req holds; otherwise a reason in @why.  @ctx is a pts_kfeatures. */
+int kfeatures_check(void *ctx, const struct pts_req *req, char *why, size_t len);
+
+bool kfeatures_has_symbol(const struct pts_kfeatures *kf, const char *name);
+/* first compiler clone "name.isra.0" / "name.constprop.0", or NULL */
+/* the kallsyms name of the variable that places the direct map */
+const char *kfeatures_dmap_var_name(void);
+const char *kfeatures_symbol_clone(const struct pts_kfeatures *kf, const char *name);
+int kfeatures_enum_value(const struct pts_kfeatures *kf, const char *enumerator,
+		    long long *value);
+const char *kfeatures_enum_name(const struct pts_kfeatures *kf, const char *enum_type,
+			   long long value);
+
+#endif

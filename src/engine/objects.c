@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "engine/objects.h"
+#include "mremap.skel.h"
+#include "thp.skel.h"
+#include "task.skel.h"
+
+static const char *const obj_names[PTS_NR_OBJS] = {
+	[PTS_OBJ_MREMAP] = "mremap",
+	[PTS_OBJ_THP] = "thp",
+	[PTS_OBJ_TASK] = "task",
+};
+
+/*
+ * Maps every object declares (bpf/ptscope.bpf.h) and that all objects
+ * share: the first object loaded creates them, the others reuse them.
+ */
+static const char *const shared_maps[] = {
+	"counters", "hists", "procs", "traced", "events", "procs_exited",
+	/* per-thread state, removed by the task object when a thread dies */
+	"mremap_inflight", "mpt_inflight", "mpt_partial", "fault_inflight",
+	"in_madvise",
+};
+
+#define NR_SHARED_MAPS	(sizeof(shared_maps) / sizeof(shared_maps[0]))
+/* the named fds of shared_fd(), then the per-thread ones */
+_Static_assert(NR_SHARED_MAPS == 6 + PTS_NR_THREAD_MAPS,
+	       "shared_maps[] and shared_fd() disagree");
+
+static void objects_reset(struct pts_objects *objs)
+{
+	size_t i;
+
+	memset(objs, 0, sizeof(*objs));
+	objs->counters_fd = objs->hists_fd = objs->procs_fd = -1;
+	objs->traced_fd = objs->events_fd = objs->procs_exited_fd = -1;
+	for (i = 0; i < PTS_NR_THREAD_MAPS; i++)
+		objs->thread_fds[i] = -1;
+}
+
+const char *object_name(enum pts_obj_id id)
+{
+	return id < PTS_NR_OBJS ? obj_names[id] : "?";
+}
+
+int objects_open(struct pts_objects *objs, const struct pts_config *cfg)
+{
+	objects_reset(objs);
+
+	objs->mremap = mremap_bpf__open();
+	objs->thp = thp_bpf__open();
+	objs->task = task_bpf__open();
+	if (!objs->mremap || !objs->thp || !objs->task) {
+		objects_close(objs);
+		return -errno ? -errno : -ENOMEM;
+	}
+	objs->mremap->rodata->cfg = *cfg;
+	objs->thp->rodata->cfg = *cfg;
+	objs->task->rodata->cfg = *cfg;
+	objs->obj[PTS_OBJ_MREMAP] = objs->mremap->obj;
+	objs->obj[PTS_OBJ_THP] = objs->thp->obj;
+	objs->obj[PTS_OBJ_TASK] = objs->task->obj;
+	return 0;
+}
+
+void objects_disable_all(struct pts_objects *objs)
+{
+	struct bpf_program *prog;
+	int i;
+
+	for (i = 0; i < PTS_NR_OBJS; i++) {
+		objs->used[i] = false;
+		bpf_object__for_each_program(prog, objs->obj[i])
+			bpf_program__set_autoload(prog, false);
+	}
+}
+
+struct bpf_program *objects_prog(struct pts_objects *objs,
+				 enum pts_obj_id id, const char *prog)
+{
+	if (id >= PTS_NR_OBJS || !objs->obj[id])
+		return NULL;
+	return bpf_object__find_program_by_name(objs->obj[id], prog);
+}
+
+int objects_enable(struct pts_objects *objs, enum pts_obj_id id,
+		   const char *name)
+{
+	struct bpf_program *prog = objects_prog(objs, id, name);
+
+	if (!prog)
+		return -ENOENT;
+	objs->used[id] = true;
+	return bpf_program__set_autoload(prog, true);
+}
+
+/* where the fd of shared_maps[i] is kept */
+static int *shared_fd(struct pts_objects *objs, size_t i)
+{
+	int *fds[] = {
+		&objs->counters_fd, &objs->hists_fd, &objs->procs_fd,
+		&objs->traced_fd, &objs->events_fd, &objs->procs_exited_fd,
+	};
+	size_t named = sizeof(fds) / sizeof(fds[0]);
+
+	return i < named ? fds[i] : &objs->thread_fds[i - named];
+}
+
+/* The first object loaded creates the shared maps, the others reuse them. */
+static int load_one(struct pts_objects *objs, enum pts_obj_id id)
+{
+	struct bpf_map *map;
+	size_t i;
+	int err;
+
+	for (i = 0; i < NR_SHARED_MAPS; i++) {
+		if (*shared_fd(objs, i) < 0)
+			continue;
+		map = bpf_object__find_map_by_name(objs->obj[id], shared_maps[i]);
+		if (!map)
+			return -ENOENT;
+		err = bpf_map__reuse_fd(map, *shared_fd(objs, i));
+		if (err)
+			return err;
+	}
+	err = bpf_object__load(objs->obj[id]);
+	if (err)
+		return err;
+	objs->loaded[id] = true;
+	for (i = 0; i < NR_SHARED_MAPS; i++) {
+		if (*shared_fd(objs, i) >= 0)
+			continue;
+		map = bpf_object__find_map_by_name(objs->obj[id], shared_maps[i]);
+		*shared_fd(objs, i) = bpf_map__fd(map);
+	}
+	return 0;
+}
+
+int objects_load(struct pts_objects *objs)
+{
+	int i, err;
+
+	for (i = 0; i < PTS_NR_OBJS; i++) {
+		if (!objs->used[i])
+			continue;
+		err = load_one(objs, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void objects_close(struct pts_objects *objs)
+{
+	mremap_bpf__destroy(objs->mremap);
+	thp_bpf__destroy(objs->thp);
+	task_bpf__destroy(objs->task);
+	objects_reset(objs);
+}

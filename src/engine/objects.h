@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The BPF objects (one skeleton per bpf/NAME.bpf.c) and their shared maps. */
+#ifndef PTSCOPE_OBJECTS_H
+#define PTSCOPE_OBJECTS_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include <ptscope/ptscope.h>
+#include "engine/catalog.h"
+
+struct bpf_object;
+struct bpf_program;
+
+/* mremap_inflight, mpt_inflight, mpt_partial, fault_inflight, in_madvise */
+#define PTS_NR_THREAD_MAPS	5
+
+struct pts_objects {
+	struct mremap_bpf *mremap;
+	struct thp_bpf *thp;
+	struct task_bpf *task;
+	struct bpf_object *obj[PTS_NR_OBJS];
+	bool used[PTS_NR_OBJS];
+	bool loaded[PTS_NR_OBJS];
+	/* shared maps, valid after objects_load() */
+	int counters_fd;
+	int hists_fd;
+	int procs_fd;
+	int traced_fd;
+	int events_fd;
+	int procs_exited_fd;	/* rows of processes that exited */
+	/* per-thread in-flight state, only the BPF side uses it */
+	int thread_fds[PTS_NR_THREAD_MAPS];
+};
+
+const char *object_name(enum pts_obj_id id);
+int objects_open(struct pts_objects *objs, const struct pts_config *cfg);
+/* turn off autoload of every program; objects_enable() turns one on */
+void objects_disable_all(struct pts_objects *objs);
+int objects_enable(struct pts_objects *objs, enum pts_obj_id id,
+		   const char *prog);
+struct bpf_program *objects_prog(struct pts_objects *objs,
+				 enum pts_obj_id id, const char *prog);
+int objects_load(struct pts_objects *objs);
+void objects_close(struct pts_objects *objs);
+
+#endif

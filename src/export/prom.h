@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Prometheus text exposition format 0.0.4 for "ptscope export".  Pure
+ * functions: a snapshot and the engine's choices in, text out, so the
+ * unit tests can check them without BPF or HTTP.
+ *
+ * Histograms come from the log2 slots: slot i holds [2^i, 2^(i+1)) ns
+ * (slot 0 also 0), so with integer nanoseconds its inclusive upper bound
+ * 2^(i+1)-1 ns is an exact "le".  A fixed range of slots is exported
+ * (PROM_HIST_FIRST_SLOT..PROM_HIST_LAST_SLOT) so the bucket set never
+ * changes between scrapes; the first bucket also counts the slots below
+ * it and "+Inf" the slots above.
+ */
+#ifndef PTSCOPE_PROM_H
+#define PTSCOPE_PROM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include "data/collector.h"
+#include "engine/engine.h"
+
+#define PROM_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
+#define PROM_HIST_FIRST_SLOT	6	/* le 127 ns */
+#define PROM_HIST_LAST_SLOT	35	/* le 68.719476735 s */
+#define PROM_PROG_NAME_LEN	64
+
+/* a growing text buffer; after an allocation failure err is -ENOMEM */
+struct prom_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+	int err;
+};
+
+/* run-time statistics of one loaded BPF program */
+struct prom_prog {
+	char name[PROM_PROG_NAME_LEN];
+	uint64_t run_time_ns;
+	uint64_t run_cnt;
+};
+
+/* khugepaged result name of @status (enum scan_result), NULL if unknown */
+typedef const char *(*prom_status_name_fn)(const void *ctx, int status);
+
+struct prom_input {
+	const struct pts_engine *eng;
+	const struct pts_snapshot *snap;
+	uint64_t page_size;
+	prom_status_name_fn collapse_name;	/* NULL: "status_N" */
+	const void *name_ctx;
+	const struct prom_prog *progs;	/* NULL: run-time stats are off */
+	size_t nr_progs;
+};
+
+void prom_buf_init(struct prom_buf *b);
+void prom_buf_free(struct prom_buf *b);
+void prom_buf_printf(struct prom_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* label values: backslash, double quote and newline are escaped */
+void prom_put_label_value(struct prom_buf *b, const char *value);
+/* HELP text: backslash and newline are escaped */
+void prom_put_help_text(struct prom_buf *b, const char *text);
+/* @ns nanoseconds as exact decimal seconds, "0.000002047" */
+void prom_put_seconds(struct prom_buf *b, uint64_t ns);
+
+/* the whole /metrics page; 0 or -ENOMEM */
+int prom_render(const struct prom_input *in, struct prom_buf *out);
+
+/*
+ * "127.0.0.1:9477", "[::1]:9477" or "localhost:9477" into a socket
+ * address; 0, or -EINVAL with the reason in @err.
+ */
+int prom_parse_listen(const char *listen, struct sockaddr_storage *addr,
+		      socklen_t *addrlen, char *err, size_t errlen);
+
+#endif

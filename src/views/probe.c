@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ptscope probe: what this kernel offers and which path each metric uses. */
+#include <stdio.h>
+#include "engine/catalog.h"
+#include "views/report.h"
+#include "data/session.h"
+#include "views/views.h"
+
+static void candidates_text(FILE *out, const struct pts_choice *ch)
+{
+	const struct pts_candidate *c;
+	int i;
+
+	for (i = 0; i < ch->metric->nr_cands; i++) {
+		c = &ch->metric->cands[i];
+		fprintf(out, "      %s %-10s %s\n", i == ch->chosen ? "*" : " ",
+			path_kind_name(c->kind), c->label);
+		if (i != ch->chosen && ch->why[i][0])
+			fprintf(out, "                   -> %s\n", ch->why[i]);
+	}
+}
+
+static void probe_text(FILE *out, struct pts_session *s)
+{
+	const struct pts_choice *ch;
+	int i;
+
+	fprintf(out, "kernel %s %s, page size %llu, tracefs %s, kprobes %s\n",
+		s->kf.release, s->kf.machine,
+		(unsigned long long)s->rep.page_size,
+		s->kf.tracefs[0] ? s->kf.tracefs : "(none)",
+		s->kf.kprobe_pmu ? "yes" : "no");
+	fprintf(out, "\nmetric                   status    path\n");
+	report_metric_status(out, &s->rep);
+	fprintf(out, "\ncandidates, best first (* = attached):\n");
+	for (i = 0; i < s->eng.nr_choices; i++) {
+		ch = &s->eng.choices[i];
+		fprintf(out, "  %s: %s\n", ch->metric->name, ch->metric->desc);
+		candidates_text(out, ch);
+	}
+}
+
+int view_probe(const struct pts_options *opts)
+{
+	struct pts_session s;
+	json_object *root;
+	FILE *out;
+	int ret;
+
+	ret = session_start(&s, opts, false);
+	if (ret)
+		return ret;
+	if (opts->json) {
+		root = json_object_new_object();
+		json_object_object_add(root, "system", report_system_json(&s.rep));
+		json_object_object_add(root, "metrics", report_metrics_json(&s.rep));
+		ret = report_write_json(root, opts->output);
+		json_object_put(root);
+	} else {
+		out = report_open(opts->output);
+		if (!out) {
+			ret = 1;
+		} else {
+			probe_text(out, &s);
+			ret = report_close(out, opts->output);
+		}
+	}
+	session_stop(&s);
+	return ret;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Renders probe results and snapshots as text and as JSON (json-c). */
+#ifndef PTSCOPE_REPORT_H
+#define PTSCOPE_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <json-c/json.h>
+#include "engine/kfeatures.h"
+#include "data/collector.h"
+#include "engine/engine.h"
+
+struct pts_report {
+	const struct pts_engine *eng;
+	const struct pts_kfeatures *kf;
+	uint64_t page_size;
+};
+
+json_object *report_system_json(const struct pts_report *rep);
+/* are PTE counts measured (the levels metric has a PTE-table marker)? */
+bool report_has_pte_counts(const struct pts_report *rep);
+/* is the fault path traced from its functions (charge fallbacks, latency)? */
+bool report_has_fault_funcs(const struct pts_report *rep);
+bool report_has_fault_latency(const struct pts_report *rep);
+bool report_has_level_tps(const struct pts_report *rep);
+json_object *report_metrics_json(const struct pts_report *rep);
+json_object *report_snapshot_json(const struct pts_report *rep,
+				  const struct pts_snapshot *snap);
+void report_metric_status(FILE *out, const struct pts_report *rep);
+void report_metric_line(FILE *out, const struct pts_report *rep);
+void report_snapshot_text(FILE *out, const struct pts_report *rep,
+			  const struct pts_snapshot *snap, bool hists);
+/* @path opened for writing, stdout when NULL; NULL after saying why */
+FILE *report_open(const char *path);
+/*
+ * Flush @out (from report_open) and close it unless it is stdout; 0, or 1
+ * (the exit code) after saying on stderr what failed: a write error at any
+ * point, the flush or the close.
+ */
+int report_close(FILE *out, const char *path);
+/* report_close, @err: the errno of a write that failed, or 0 */
+int report_close_err(FILE *out, const char *path, int err);
+/* @root, pretty, to @path or stdout; 0, or 1 after saying why */
+int report_write_json(json_object *root, const char *path);
+
+#endif
