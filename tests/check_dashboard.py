@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Every metric the Grafana dashboard queries must be on an exporter page.
 
-usage: check_dashboard.py DASHBOARD.json PAGE.txt src/prom.c
+usage: check_dashboard.py DASHBOARD.json PAGE.txt src/data/schema.c
 
-A family missing from PAGE is accepted only when prom.c emits it and the
-page says why it is not there: its metric is not attached on that kernel,
+A family missing from PAGE is accepted only when the schema has it and the
+page says why it is not there (the schema names every family): its metric is not attached on that kernel,
 or is attached by a path or with a status that does not give it.  Prints
 "N queries" last; exits 1 naming what is not exported.
 """
@@ -22,7 +22,7 @@ OWNER = [("ptscope_mremap_", "mremap.calls"),
          ("ptscope_huge_zero", "thp.fault_alloc"),
          ("ptscope_khugepaged_", "thp.collapse")]
 # families that also need a particular path or status of their metric
-# (prom.c: fault functions, PTE-table markers, the patched tracepoints)
+# (schema.c needs_any/excludes: fault functions, PTE-table markers, the patched tracepoints)
 NEEDS = {
     "ptscope_hugepage_fault_fallback_charges_total": ("path", ("fentry", "kprobe")),
     "ptscope_hugepage_fault_duration_seconds": ("path", ("fentry", "kprobe")),

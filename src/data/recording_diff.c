@@ -17,16 +17,9 @@
 #include <string.h>
 #include "data/recording_diff.h"
 #include "data/format.h"
+#include "data/schema.h"
 
 const char *const diff_side_name[DIFF_SIDES] = { "base", "new" };
-
-/* counters sections and the catalog metric that writes each */
-#define SEC_MREMAP	"mremap"
-#define SEC_MPT		"move_page_tables"
-#define SEC_LEVELS	"mremap_levels"
-#define SEC_FOLIO	"folio_lookups"
-#define SEC_FAULTS	"hugepage_faults"
-#define SEC_COLLAPSE	"khugepaged_collapse"
 
 /* one named value of one recording */
 struct diff_value {
@@ -34,6 +27,8 @@ struct diff_value {
 	double value;
 	const char *section;	/* counters section it needs; NULL: always written */
 	bool ratio;		/* left out where its denominator is 0 */
+	const struct pts_field *field;	/* the schema row it came from, or NULL */
+	int label;		/* its label value (order), -1: none */
 };
 
 /* one recording, flattened */
@@ -44,7 +39,9 @@ struct diff_values {
 	size_t nr, cap;
 	double seconds;
 	double mremap_calls;	/* < 0: mremap not recorded */
-	bool fault_funcs;	/* faults traced from their functions */
+	unsigned int found_needs;	/* needs_any of the path-bound rows found */
+	const struct pts_field *field;	/* the row being flattened */
+	int label;
 	int err;		/* -ENOMEM once an add failed, -EINVAL */
 	char bad_name[DIFF_NAME_LEN];	/* -EINVAL: the first invalid value */
 	double bad_value;
@@ -146,6 +143,8 @@ static void vadd(struct diff_values *dv, const char *section, bool ratio,
 	v->value = value;
 	v->section = section;
 	v->ratio = ratio;
+	v->field = dv->field;
+	v->label = dv->label;
 }
 
 __attribute__((format(printf, 4, 5)))
@@ -191,22 +190,6 @@ static double add_numbers(struct diff_values *dv, const char *section,
 	return sum;
 }
 
-/* a latency histogram {count, sum} as PREFIX.latency_mean_ns */
-static void add_latency_mean(struct diff_values *dv, const char *section,
-			     json_object *hist, const char *prefix)
-{
-	double count, sum;
-
-	if (!get_num(hist, "count", &count) || !get_num(hist, "sum", &sum))
-		return;
-	if (!valid_count(count))
-		add(dv, section, count, "%s.latency_ns.count", prefix);
-	else if (!valid_count(sum))
-		add(dv, section, sum, "%s.latency_ns.sum", prefix);
-	else
-		add_ratio(dv, section, sum, count, "%s.latency_mean_ns", prefix);
-}
-
 static void flatten_run(struct diff_values *dv)
 {
 	json_object *procs = get(dv->counters, "processes");
@@ -216,153 +199,205 @@ static void flatten_run(struct diff_values *dv)
 		add(dv, NULL, json_object_array_length(procs), "run.processes");
 }
 
-static void flatten_mremap_class(struct diff_values *dv, const char *class,
-				 json_object *stats)
+/*
+ * A histogram {count, sum} as PREFIX.<diff> (its mean) and, when the row
+ * says so, PREFIX.<diff_sum>.
+ */
+static void add_hist(struct diff_values *dv, const struct pts_field *f,
+		     json_object *hist, const char *prefix)
 {
-	double calls, old_bytes, new_bytes;
-	char prefix[DIFF_NAME_LEN];
+	const char *sec = f->section->key;
+	double count, sum;
 
-	if (!get_num(stats, "calls", &calls))
+	if (!get_num(hist, "count", &count) || !get_num(hist, "sum", &sum))
 		return;
-	add(dv, SEC_MREMAP, calls, "mremap.%s.calls", class);
-	if (get_num(stats, "old_bytes", &old_bytes)) {
-		add(dv, SEC_MREMAP, old_bytes, "mremap.%s.old_bytes", class);
-		add_ratio(dv, SEC_MREMAP, old_bytes, calls,
-			  "mremap.%s.bytes_per_call", class);
+	if (!valid_count(count)) {
+		add(dv, sec, count, "%s.%s.count", prefix, f->key);
+		return;
 	}
-	if (get_num(stats, "new_bytes", &new_bytes))
-		add(dv, SEC_MREMAP, new_bytes, "mremap.%s.new_bytes", class);
-	snprintf(prefix, sizeof(prefix), "mremap.%.60s", class);
-	add_latency_mean(dv, SEC_MREMAP, get(stats, "latency_ns"), prefix);
+	if (!valid_count(sum)) {
+		add(dv, sec, sum, "%s.%s.sum", prefix, f->key);
+		return;
+	}
+	if (f->diff_sum)
+		add(dv, sec, sum, "%s.%s", prefix, f->diff_sum);
+	add_ratio(dv, sec, sum, count, "%s.%s", prefix, f->diff);
 }
 
-static void flatten_mremap(struct diff_values *dv)
+/* one value of row @f, found at @val, named PREFIX.<diff> */
+static void add_field(struct diff_values *dv, const struct pts_field *f,
+		      json_object *val, const char *prefix, int label)
 {
-	json_object *mremap = get(dv->counters, SEC_MREMAP);
-	json_object *classes = get(mremap, "classes");
-	double calls;
+	const char *sec = f->section->key;
+	double v;
 
-	if (!get_num(mremap, "calls", &calls))
+	if (!f->diff || !val)
 		return;
-	dv->mremap_calls = calls;
-	add(dv, SEC_MREMAP, calls, "mremap.calls");
-	add_ratio(dv, SEC_MREMAP, calls, dv->seconds, "mremap.calls_per_sec");
-	add_latency_mean(dv, SEC_MREMAP, get(mremap, "latency_ns"), "mremap");
+	dv->field = f;
+	dv->label = label;
+	dv->found_needs |= f->needs_any;
+	if (f->kind == PTS_FIELD_HIST) {
+		add_hist(dv, f, val, prefix);
+	} else if (is_number(val)) {
+		v = json_object_get_double(val);
+		add(dv, sec, v, "%s.%s", prefix, f->diff);
+		if (f->per_mremap)
+			add_ratio(dv, sec, v, dv->mremap_calls,
+				  "%s.%s_per_mremap", prefix, f->diff);
+	}
+	dv->field = NULL;
+	dv->label = -1;
+}
+
+/* "classes": { "pmd": { key: ... } } as PREFIX.pmd.<diff> */
+static void flatten_by_class(struct diff_values *dv, const struct pts_field *f,
+			     json_object *sec)
+{
+	const char *prefix = f->section->diff;
+	json_object *classes = get(sec, "classes");
+	char name[DIFF_NAME_LEN];
+
+	if (f->json_total)
+		add_field(dv, f, get(sec, f->key), prefix, -1);
 	if (!is_object(classes))
 		return;
-	json_object_object_foreach(classes, class, stats)
-		flatten_mremap_class(dv, class, stats);
+	json_object_object_foreach(classes, class, stats) {
+		snprintf(name, sizeof(name), "%s.%.60s", prefix, class);
+		add_field(dv, f, get(stats, f->key), name, -1);
+	}
 }
 
-static void flatten_mpt(struct diff_values *dv)
+/* "orders": [ { "order": 9, key: ... } ] as PREFIX.order9.<diff> */
+static void flatten_by_order(struct diff_values *dv, const struct pts_field *f,
+			     json_object *sec)
 {
-	json_object *mpt = get(dv->counters, SEC_MPT);
-	double calls;
-
-	if (!mpt)
-		return;
-	add_numbers(dv, SEC_MPT, mpt, "move_page_tables");
-	if (get_num(mpt, "calls", &calls))
-		add_ratio(dv, SEC_MPT, calls, dv->mremap_calls,
-			  "move_page_tables.calls_per_mremap");
-	add_latency_mean(dv, SEC_MPT, get(mpt, "latency_ns"), "move_page_tables");
-}
-
-/*
- * Level counts, each also per mremap call, and the cost of a moved PTE:
- * all of move_page_tables' time over the PTEs it moved (the exec stack
- * move is in the time but not in the count: a small bias on short runs).
- */
-static void flatten_levels(struct diff_values *dv)
-{
-	json_object *levels = get(dv->counters, SEC_LEVELS);
-	json_object *mpt_ns = get(get(dv->counters, SEC_MPT), "latency_ns");
-	double ptes, extents, batches, mpt_sum;
-
-	if (!levels)
-		return;
-	add_numbers(dv, SEC_LEVELS, levels, "levels");
-	json_object_object_foreach(levels, key, val)
-		if (is_number(val))
-			add_ratio(dv, SEC_LEVELS, json_object_get_double(val),
-				  dv->mremap_calls, "levels.%s_per_mremap", key);
-	if (!get_num(levels, "ptes", &ptes))
-		return;
-	if (get_num(levels, "pte_extents", &extents))
-		add_ratio(dv, SEC_LEVELS, ptes, extents, "levels.ptes_per_extent");
-	if (get_num(mpt_ns, "sum", &mpt_sum))
-		add_ratio(dv, SEC_LEVELS, mpt_sum, ptes, "levels.ns_per_pte");
-	if (get_num(levels, "pte_batches", &batches))
-		add_ratio(dv, SEC_LEVELS, ptes, batches, "levels.ptes_per_batch");
-}
-
-/* vm_normal_folio() inside move_page_tables: count, total and mean time */
-static void flatten_folio_lookups(struct diff_values *dv)
-{
-	json_object *lookups = get(dv->counters, SEC_FOLIO);
-	json_object *lat = get(lookups, "latency_ns");
-	double calls, sum;
-
-	if (!get_num(lookups, "calls", &calls))
-		return;
-	add(dv, SEC_FOLIO, calls, "folio_lookups.calls");
-	add_ratio(dv, SEC_FOLIO, calls, dv->mremap_calls,
-		  "folio_lookups.calls_per_mremap");
-	if (get_num(lat, "sum", &sum))
-		add(dv, SEC_FOLIO, sum, "folio_lookups.time_ns");
-	add_latency_mean(dv, SEC_FOLIO, lat, "folio_lookups");
-}
-
-static void flatten_fault_order(struct diff_values *dv, json_object *stats)
-{
-	double order, alloc, fallback, charge;
-	bool has_alloc, has_fallback;
-	char prefix[32];
-
-	if (!get_num(stats, "order", &order) || order < 0 || order > 64)
-		return;
-	snprintf(prefix, sizeof(prefix), "faults.order%u", (unsigned int)order);
-	has_alloc = get_num(stats, "alloc", &alloc);
-	has_fallback = get_num(stats, "fallback", &fallback);
-	if (has_alloc)
-		add(dv, SEC_FAULTS, alloc, "%s.alloc", prefix);
-	if (has_fallback)
-		add(dv, SEC_FAULTS, fallback, "%s.fallback", prefix);
-	if (has_alloc && has_fallback)
-		add_ratio(dv, SEC_FAULTS, 100 * fallback, alloc + fallback,
-			  "%s.fallback_pct", prefix);
-	if (get_num(stats, "fallback_charge", &charge))
-		add(dv, SEC_FAULTS, charge, "%s.fallback_charge", prefix);
-	add_latency_mean(dv, SEC_FAULTS, get(stats, "latency_ns"), prefix);
-}
-
-static void flatten_faults(struct diff_values *dv)
-{
-	json_object *faults = get(dv->counters, SEC_FAULTS);
-	json_object *orders = get(faults, "orders");
-	double zero_page;
+	json_object *orders = get(sec, "orders"), *stats;
+	char name[DIFF_NAME_LEN];
+	double order;
 	size_t i;
 
-	if (!faults)
+	if (!orders || !json_object_is_type(orders, json_type_array))
 		return;
-	/* huge_zero_page is written only on the function path */
-	dv->fault_funcs = get(faults, "huge_zero_page") != NULL;
-	if (orders && json_object_is_type(orders, json_type_array))
-		for (i = 0; i < json_object_array_length(orders); i++)
-			flatten_fault_order(dv, json_object_array_get_idx(orders, i));
-	if (get_num(faults, "huge_zero_page", &zero_page))
-		add(dv, SEC_FAULTS, zero_page, "faults.huge_zero_page");
+	for (i = 0; i < json_object_array_length(orders); i++) {
+		stats = json_object_array_get_idx(orders, i);
+		if (!get_num(stats, "order", &order) || order < 0 || order > 64)
+			continue;
+		snprintf(name, sizeof(name), "%s.order%u", f->section->diff,
+			 (unsigned int)order);
+		add_field(dv, f, get(stats, f->key), name, (int)order);
+	}
 }
 
-static void flatten_collapse(struct diff_values *dv)
+/* every result as PREFIX.<result>, and their sum as PREFIX.total */
+static void flatten_by_result(struct diff_values *dv, const struct pts_field *f,
+			      json_object *sec)
 {
-	json_object *collapse = get(dv->counters, SEC_COLLAPSE);
 	double total;
 
-	if (!collapse)
+	dv->field = f;
+	total = add_numbers(dv, f->section->key, sec, f->section->diff);
+	add(dv, f->section->key, total, "%s.total", f->section->diff);
+	dv->field = NULL;
+}
+
+/* the schema's rows, read back from the recording's "counters" */
+static void flatten_fields(struct diff_values *dv)
+{
+	const struct pts_field *f;
+	json_object *sec;
+	size_t i;
+
+	for (i = 0; i < pts_nr_fields; i++) {
+		f = &pts_fields[i];
+		sec = get(dv->counters, f->section->key);
+		if (!sec)
+			continue;
+		switch (f->label) {
+		case PTS_LABEL_CLASS:
+			flatten_by_class(dv, f, sec);
+			break;
+		case PTS_LABEL_ORDER:
+			flatten_by_order(dv, f, sec);
+			break;
+		case PTS_LABEL_RESULT:
+			flatten_by_result(dv, f, sec);
+			break;
+		default:
+			add_field(dv, f, get(sec, f->key), f->section->diff, -1);
+			break;
+		}
+	}
+}
+
+static const struct diff_value *find_value(const struct diff_values *dv,
+					   const char *name);
+
+/* "mremap%s.calls" with @part for "%s" */
+static void derived_name(char *buf, size_t len, const char *fmt,
+			 const char *part)
+{
+	const char *at = strstr(fmt, "%s");
+
+	if (!at) {
+		snprintf(buf, len, "%s", fmt);
 		return;
-	total = add_numbers(dv, SEC_COLLAPSE, collapse, "khugepaged");
-	add(dv, SEC_COLLAPSE, total, "khugepaged.total");
+	}
+	snprintf(buf, len, "%.*s%s%s", (int)(at - fmt), fmt, part, at + 2);
+}
+
+static bool derived_value(const struct diff_values *dv, const char *fmt,
+			  const char *part, double *value)
+{
+	const struct diff_value *v;
+	char name[DIFF_NAME_LEN];
+
+	derived_name(name, sizeof(name), fmt, part);
+	v = find_value(dv, name);
+	if (v)
+		*value = v->value;
+	return v != NULL;
+}
+
+static void add_derived_one(struct diff_values *dv, const struct pts_derived *d,
+			    const char *part)
+{
+	double num, den, plus = 0;
+	char name[DIFF_NAME_LEN];
+
+	if (!derived_value(dv, d->num, part, &num) ||
+	    !derived_value(dv, d->den, part, &den) ||
+	    (d->den_plus && !derived_value(dv, d->den_plus, part, &plus)))
+		return;
+	derived_name(name, sizeof(name), d->name, part);
+	add_ratio(dv, NULL, d->scale * num, den + plus, "%s", name);
+}
+
+/* the schema's ratios, once per class or order the recording has */
+static void flatten_derived(struct diff_values *dv)
+{
+	const struct pts_derived *d;
+	json_object *classes = get(get(dv->counters, "mremap"), "classes");
+	char part[DIFF_NAME_LEN];
+	size_t i;
+	int order;
+
+	for (i = 0; i < pts_nr_derived; i++) {
+		d = &pts_derived[i];
+		if (d->label == PTS_LABEL_NONE) {
+			add_derived_one(dv, d, "");
+		} else if (d->label == PTS_LABEL_CLASS && is_object(classes)) {
+			json_object_object_foreach(classes, class, stats) {
+				(void)stats;
+				snprintf(part, sizeof(part), ".%.60s", class);
+				add_derived_one(dv, d, part);
+			}
+		} else if (d->label == PTS_LABEL_ORDER) {
+			for (order = 0; order <= 64; order++) {
+				snprintf(part, sizeof(part), ".order%d", order);
+				add_derived_one(dv, d, part);
+			}
+		}
+	}
 }
 
 /* the kernel's own THP counters over the run, by group (vmstat, sizes) */
@@ -381,19 +416,19 @@ static void flatten_kernel(struct diff_values *dv)
 
 static int flatten(struct diff_values *dv, json_object *rec)
 {
+	const struct pts_field *calls = schema_find("mremap", "calls");
+
 	memset(dv, 0, sizeof(*dv));
 	dv->rec = rec;
 	dv->counters = get(rec, "counters");
 	dv->mremap_calls = -1;
+	dv->label = -1;
 	get_num(get(rec, "run"), "seconds", &dv->seconds);
+	get_num(get(dv->counters, calls->section->key), calls->key,
+		&dv->mremap_calls);
 	flatten_run(dv);
-	flatten_mremap(dv);
-	flatten_mpt(dv);
-	flatten_levels(dv);
-	flatten_folio_lookups(dv);
-	flatten_faults(dv);
-	flatten_collapse(dv);
-	add_numbers(dv, NULL, get(dv->counters, "drops"), "drops");
+	flatten_fields(dv);
+	flatten_derived(dv);
 	flatten_kernel(dv);
 	return dv->err;
 }
@@ -429,25 +464,25 @@ static const struct diff_value *find_value(const struct diff_values *dv,
 }
 
 /*
- * Does @dv's recording say @name is 0 by leaving it out?  Collapse results
- * and fault orders are written only when nonzero (orders 4 and 9 always);
- * order 0 and charge fallbacks only when faults are traced from functions.
+ * Does @dv's recording say @v is 0 by leaving it out?  Results and folio
+ * orders are written only when shown (schema_label_shown(): seen, or
+ * always shown); order 0 and the rows bound to the fault functions only
+ * where those are traced (the recording has such a row).
  */
-static bool absent_means_zero(const struct diff_values *dv, const char *name)
+static bool absent_means_zero(const struct diff_values *dv,
+			      const struct diff_value *v)
 {
-	unsigned int order;
-	char field[32];
+	const struct pts_field *f = v->field;
+	bool outcomes = dv->found_needs & (PTS_CFG_FAULT_FUNCS | PTS_CFG_FAULT_TP);
 
-	if (!strncmp(name, "khugepaged.", strlen("khugepaged.")))
-		return get(dv->counters, SEC_COLLAPSE) != NULL;
-	if (!get(dv->counters, SEC_FAULTS) ||
-	    sscanf(name, "faults.order%u.%31s", &order, field) != 2)
+	if (!f || v->ratio || f->kind == PTS_FIELD_HIST ||
+	    !get(dv->counters, f->section->key))
 		return false;
-	if (!strcmp(field, "alloc") || !strcmp(field, "fallback"))
-		return order != 0 || dv->fault_funcs;
-	if (!strcmp(field, "fallback_charge"))
-		return dv->fault_funcs;
-	return false;
+	if (f->label == PTS_LABEL_RESULT)
+		return true;
+	if (f->label != PTS_LABEL_ORDER || (f->needs_any && !outcomes))
+		return false;
+	return v->label != 0 || outcomes;
 }
 
 /* ---- the result ---- */
@@ -522,7 +557,7 @@ static int join_missing(struct diff_result *res, enum diff_side have,
 
 	if (v->section && !get(other->counters, v->section))
 		return 0;	/* metric unavailable there: one entry for all */
-	if (absent_means_zero(other, v->name)) {
+	if (absent_means_zero(other, v)) {
 		val[have] = v->value;
 		val[!have] = 0;
 		return add_row(res, v->name, val[DIFF_BASE], val[DIFF_NEW]);

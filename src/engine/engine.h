@@ -46,6 +46,13 @@ void engine_choose(struct pts_engine *eng, pts_check_fn check, void *ctx);
 const struct pts_choice *engine_choice(const struct pts_engine *eng,
 				       const char *metric);
 bool engine_available(const struct pts_engine *eng, const char *metric);
+/*
+ * Is @metric attached by a candidate whose cfg_flags hold one of
+ * @needs_any (0: any candidate) and none of @excludes?  Which fields of a
+ * metric exist depends on the path that attached it.
+ */
+bool engine_provides(const struct pts_engine *eng, const char *metric,
+		     unsigned int needs_any, unsigned int excludes);
 /* "reason1; reason2" for an unavailable metric */
 void engine_unavailable_reason(const struct pts_choice *choice, char *buf,
 			       size_t len);

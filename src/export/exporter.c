@@ -183,7 +183,8 @@ static char *render_page(void *ctx, size_t *len)
 	struct pts_exporter *ex = ctx;
 	struct pts_objects objs = ex->s->eng.objs;
 	struct pts_snapshot snap;
-	struct prom_buf buf;
+	char *page = NULL;
+	FILE *out;
 	struct prom_input in = {
 		.eng = &ex->s->eng,
 		.snap = &snap,
@@ -205,17 +206,18 @@ static char *render_page(void *ctx, size_t *len)
 	}
 	if (in.progs)
 		read_program_stats(ex);
-	prom_buf_init(&buf);
-	err = prom_render(&in, &buf);
+	out = open_memstream(&page, len);
+	err = out ? prom_render(&in, out) : -errno;
 	snapshot_free(&snap);
+	if (out && fclose(out) && !err)
+		err = -errno;
 	if (err) {
 		fprintf(stderr, "ptscope: rendering metrics: %s\n",
 			strerror(-err));
-		prom_buf_free(&buf);
+		free(page);
 		return NULL;
 	}
-	*len = buf.len;
-	return buf.data;
+	return page;
 }
 
 /* blocked outside ppoll(), so a Ctrl-C can never slip past the check */

@@ -15,9 +15,8 @@
 #include "data/format.h"
 #include "data/hist.h"
 #include "export/prom.h"
-#include "views/report.h"
+#include "data/schema.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NS_PER_SEC 1000000000ULL
 
 struct prom_label {
@@ -25,89 +24,28 @@ struct prom_label {
 	const char *value;
 };
 
-void prom_buf_init(struct prom_buf *b)
-{
-	memset(b, 0, sizeof(*b));
-}
-
-void prom_buf_free(struct prom_buf *b)
-{
-	free(b->data);
-	prom_buf_init(b);
-}
-
-static int buf_reserve(struct prom_buf *b, size_t more)
-{
-	size_t cap = b->cap ? b->cap : 4096;
-	char *data;
-
-	if (b->err)
-		return b->err;
-	if (b->len + more + 1 <= b->cap)
-		return 0;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	data = realloc(b->data, cap);
-	if (!data) {
-		b->err = -ENOMEM;
-		return b->err;
-	}
-	b->data = data;
-	b->data[b->len] = '\0';
-	b->cap = cap;
-	return 0;
-}
-
-void prom_buf_printf(struct prom_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || buf_reserve(b, (size_t)n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-static void buf_putc(struct prom_buf *b, char c)
-{
-	if (buf_reserve(b, 1))
-		return;
-	b->data[b->len++] = c;
-	b->data[b->len] = '\0';
-}
-
-static void put_escaped(struct prom_buf *b, const char *s, bool quotes)
+static void put_escaped(FILE *out, const char *s, bool quotes)
 {
 	for (; *s; s++) {
-		if (*s == '\\') {
-			buf_putc(b, '\\');
-			buf_putc(b, '\\');
-		} else if (*s == '\n') {
-			buf_putc(b, '\\');
-			buf_putc(b, 'n');
-		} else if (*s == '"' && quotes) {
-			buf_putc(b, '\\');
-			buf_putc(b, '"');
-		} else {
-			buf_putc(b, *s);
-		}
+		if (*s == '\\')
+			fputs("\\\\", out);
+		else if (*s == '\n')
+			fputs("\\n", out);
+		else if (*s == '"' && quotes)
+			fputs("\\\"", out);
+		else
+			fputc(*s, out);
 	}
 }
 
-void prom_put_label_value(struct prom_buf *b, const char *value)
+void prom_put_label_value(FILE *out, const char *value)
 {
-	put_escaped(b, value, true);
+	put_escaped(out, value, true);
 }
 
-void prom_put_help_text(struct prom_buf *b, const char *text)
+void prom_put_help_text(FILE *out, const char *text)
 {
-	put_escaped(b, text, false);
+	put_escaped(out, text, false);
 }
 
 /* exact decimal, trailing zeros dropped: 2047 -> "0.000002047", 1e9 -> "1" */
@@ -125,57 +63,65 @@ static const char *fmt_seconds(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
-void prom_put_seconds(struct prom_buf *b, uint64_t ns)
+void prom_put_seconds(FILE *out, uint64_t ns)
 {
 	char s[32];
 
-	prom_buf_printf(b, "%s", fmt_seconds(s, sizeof(s), ns));
+	fputs(fmt_seconds(s, sizeof(s), ns), out);
 }
 
-static void put_family(struct prom_buf *b, const char *name, const char *type,
+static void put_family(FILE *out, const char *name, const char *type,
 		       const char *help)
 {
-	prom_buf_printf(b, "# HELP %s ", name);
-	prom_put_help_text(b, help);
-	prom_buf_printf(b, "\n# TYPE %s %s\n", name, type);
+	fprintf(out, "# HELP %s ", name);
+	prom_put_help_text(out, help);
+	fprintf(out, "\n# TYPE %s %s\n", name, type);
 }
 
 /* name+suffix{labels,le="..."} without the value */
-static void put_series(struct prom_buf *b, const char *name, const char *suffix,
+static void put_series(FILE *out, const char *name, const char *suffix,
 		       const struct prom_label *labels, int nr, const char *le)
 {
 	int i;
 
-	prom_buf_printf(b, "%s%s", name, suffix);
+	fprintf(out, "%s%s", name, suffix);
 	if (!nr && !le)
 		return;
-	buf_putc(b, '{');
+	fputc('{', out);
 	for (i = 0; i < nr; i++) {
-		prom_buf_printf(b, "%s%s=\"", i ? "," : "", labels[i].name);
-		prom_put_label_value(b, labels[i].value);
-		buf_putc(b, '"');
+		fprintf(out, "%s%s=\"", i ? "," : "", labels[i].name);
+		prom_put_label_value(out, labels[i].value);
+		fputc('"', out);
 	}
 	if (le)
-		prom_buf_printf(b, "%sle=\"%s\"", nr ? "," : "", le);
-	buf_putc(b, '}');
+		fprintf(out, "%sle=\"%s\"", nr ? "," : "", le);
+	fputc('}', out);
 }
 
-static void put_u64(struct prom_buf *b, const char *name,
+static void put_u64(FILE *out, const char *name,
 		    const struct prom_label *labels, int nr, uint64_t value)
 {
-	put_series(b, name, "", labels, nr, NULL);
-	prom_buf_printf(b, " %llu\n", (unsigned long long)value);
+	put_series(out, name, "", labels, nr, NULL);
+	fprintf(out, " %llu\n", (unsigned long long)value);
 }
 
-static void put_seconds_sample(struct prom_buf *b, const char *name,
-			       const char *suffix,
+static void put_seconds_sample(FILE *out, const char *name, const char *suffix,
 			       const struct prom_label *labels, int nr,
 			       uint64_t ns)
 {
-	put_series(b, name, suffix, labels, nr, NULL);
-	buf_putc(b, ' ');
-	prom_put_seconds(b, ns);
-	buf_putc(b, '\n');
+	put_series(out, name, suffix, labels, nr, NULL);
+	fputc(' ', out);
+	prom_put_seconds(out, ns);
+	fputc('\n', out);
+}
+
+/* a bucket's "le": seconds for durations, the count itself otherwise */
+static const char *fmt_le(char *buf, size_t len, uint64_t high, bool seconds)
+{
+	if (seconds)
+		return fmt_seconds(buf, len, high);
+	snprintf(buf, len, "%llu", (unsigned long long)high);
+	return buf;
 }
 
 /*
@@ -183,363 +129,119 @@ static void put_seconds_sample(struct prom_buf *b, const char *name,
  * of the slots, so they agree even if a BPF program was halfway through
  * an update when the map was read.
  */
-static void put_histogram(struct prom_buf *b, const char *name,
+static void put_histogram(FILE *out, const char *name,
 			  const struct prom_label *labels, int nr,
-			  const struct pts_hist *h)
+			  const struct pts_hist *h, bool seconds)
 {
+	int first = seconds ? PROM_HIST_FIRST_SLOT : 0;
+	int last = seconds ? PROM_HIST_LAST_SLOT : PROM_COUNT_LAST_SLOT;
 	uint64_t cumulative = 0, total = 0;
 	char le[32];
 	int i;
 
 	for (i = 0; i < PTS_HIST_SLOTS; i++)
 		total += h->slots[i];
-	for (i = 0; i <= PROM_HIST_LAST_SLOT; i++) {
+	for (i = 0; i <= last; i++) {
 		cumulative += h->slots[i];
-		if (i < PROM_HIST_FIRST_SLOT)
+		if (i < first)
 			continue;
-		put_series(b, name, "_bucket", labels, nr,
-			   fmt_seconds(le, sizeof(le), hist_slot_high(i)));
-		prom_buf_printf(b, " %llu\n", (unsigned long long)cumulative);
+		put_series(out, name, "_bucket", labels, nr,
+			   fmt_le(le, sizeof(le), hist_slot_high(i), seconds));
+		fprintf(out, " %llu\n", (unsigned long long)cumulative);
 	}
-	put_series(b, name, "_bucket", labels, nr, "+Inf");
-	prom_buf_printf(b, " %llu\n", (unsigned long long)total);
-	put_seconds_sample(b, name, "_sum", labels, nr, h->sum);
-	put_series(b, name, "_count", labels, nr, NULL);
-	prom_buf_printf(b, " %llu\n", (unsigned long long)total);
-}
-
-static uint64_t counter(const struct prom_input *in, int idx)
-{
-	return in->snap->counters.v[idx];
-}
-
-static bool attached(const struct prom_input *in, const char *metric)
-{
-	return engine_available(in->eng, metric);
-}
-
-/* PTE counts need the PTE-table marker of the levels metric */
-static bool pte_counts(const struct prom_input *in)
-{
-	struct pts_report rep = { .eng = in->eng };
-
-	return report_has_pte_counts(&rep);
-}
-
-/* batches and folio lookups: the patched tracepoints, not the markers */
-static bool level_tps(const struct prom_input *in)
-{
-	struct pts_report rep = { .eng = in->eng };
-
-	return report_has_level_tps(&rep);
-}
-
-/* charge fallbacks and latency need the fault path's functions */
-static bool fault_funcs(const struct prom_input *in)
-{
-	struct pts_report rep = { .eng = in->eng };
-
-	return report_has_fault_funcs(&rep);
-}
-
-/* fault latency needs the fault path's functions, not the tracepoint */
-static bool fault_latency(const struct prom_input *in)
-{
-	struct pts_report rep = { .eng = in->eng };
-
-	return report_has_fault_latency(&rep);
-}
-
-/* one counter per mremap class */
-static void render_mremap_counter(const struct prom_input *in,
-				  struct prom_buf *b, const char *name,
-				  const char *help, int first)
-{
-	struct prom_label l = { "class", NULL };
-	int c;
-
-	put_family(b, name, "counter", help);
-	for (c = 0; c < PTS_MREMAP_CLASSES; c++) {
-		l.value = mremap_class_name(c);
-		put_u64(b, name, &l, 1, counter(in, first + c));
+	put_series(out, name, "_bucket", labels, nr, "+Inf");
+	fprintf(out, " %llu\n", (unsigned long long)total);
+	if (seconds)
+		put_seconds_sample(out, name, "_sum", labels, nr, h->sum);
+	else {
+		put_series(out, name, "_sum", labels, nr, NULL);
+		fprintf(out, " %llu\n", (unsigned long long)h->sum);
 	}
+	put_series(out, name, "_count", labels, nr, NULL);
+	fprintf(out, " %llu\n", (unsigned long long)total);
 }
 
-static void render_mremap(const struct prom_input *in, struct prom_buf *b)
-{
-	static const char *const hist = "ptscope_mremap_duration_seconds";
-	struct prom_label l = { "class", NULL };
-	int c;
-
-	if (!attached(in, "mremap.calls"))
-		return;
-	render_mremap_counter(in, b, "ptscope_mremap_calls_total",
-		"mremap calls by alignment class: pud or pmd (moves at that "
-		"level were possible), pte (PTE level only), in_place (resized "
-		"without moving), failed (returned an error).",
-		PTS_C_MREMAP_CALLS);
-	render_mremap_counter(in, b, "ptscope_mremap_bytes_total",
-		"Bytes of the old mapping (old_len) of mremap calls by class.",
-		PTS_C_MREMAP_OLD_BYTES);
-	render_mremap_counter(in, b, "ptscope_mremap_new_bytes_total",
-		"Bytes of the new mapping (new_len) of mremap calls by class.",
-		PTS_C_MREMAP_NEW_BYTES);
-	put_family(b, hist, "histogram",
-		   "mremap syscall duration by class (log2 buckets).");
-	for (c = 0; c < PTS_MREMAP_CLASSES; c++) {
-		l.value = mremap_class_name(c);
-		put_histogram(b, hist, &l, 1,
-			      &in->snap->hists.h[PTS_H_MREMAP_NS + c]);
-	}
-}
-
-struct plain_counter {
-	const char *name;
-	const char *help;
-	int idx;
-};
-
-static void render_plain(const struct prom_input *in, struct prom_buf *b,
-			 const struct plain_counter *pc, size_t nr)
+/* the HELP of @f's family: on the family's first row */
+static const char *family_help(const struct pts_field *f)
 {
 	size_t i;
 
-	for (i = 0; i < nr; i++) {
-		put_family(b, pc[i].name, "counter", pc[i].help);
-		put_u64(b, pc[i].name, NULL, 0, counter(in, pc[i].idx));
+	for (i = 0; i < pts_nr_fields; i++)
+		if (!strcmp(pts_fields[i].prom, f->prom) && pts_fields[i].prom_help)
+			return pts_fields[i].prom_help;
+	return "";
+}
+
+/* the labels of value @i of @f: its label kind's, or its fixed one */
+static int field_labels(const struct pts_schema_ctx *sc,
+			const struct pts_field *f, unsigned int i,
+			struct prom_label *l, char *value, size_t len,
+			char *order, size_t order_len)
+{
+	if (f->label == PTS_LABEL_NONE && !f->fixed_label)
+		return 0;
+	l[0].name = schema_label_name(f);
+	l[0].value = schema_label_value(sc, f, i, value, len);
+	if (f->label != PTS_LABEL_ORDER)
+		return 1;
+	snprintf(order, order_len, "%u", i);
+	l[1].name = "order";
+	l[1].value = order;
+	return 2;
+}
+
+static void render_field(const struct prom_input *in,
+			 const struct pts_schema_ctx *sc,
+			 const struct pts_field *f, FILE *out)
+{
+	unsigned int i, n = schema_label_count(f);
+	char value[32], order[12];
+	struct prom_label l[2];
+	int nr;
+
+	for (i = 0; i < n; i++) {
+		if (f->label != PTS_LABEL_NONE &&
+		    !schema_label_shown(sc, f, in->snap, i))
+			continue;
+		nr = field_labels(sc, f, i, l, value, sizeof(value), order,
+				  sizeof(order));
+		if (f->kind == PTS_FIELD_HIST)
+			put_histogram(out, f->prom, l, nr,
+				      schema_hist(f, in->snap, i),
+				      f->unit == PTS_UNIT_NS);
+		else
+			put_u64(out, f->prom, l, nr,
+				schema_counter(f, in->snap, i));
 	}
 }
 
-static void render_mpt(const struct prom_input *in, struct prom_buf *b)
+/* every schema field this attach path provides, in schema order */
+static void render_fields(const struct prom_input *in, FILE *out)
 {
-	static const struct plain_counter mpt[] = {
-		{ "ptscope_move_page_tables_calls_total",
-		  "move_page_tables() calls (mremap moves and exec stack "
-		  "relocation).", PTS_C_MPT_CALLS },
-		{ "ptscope_move_page_tables_requested_bytes_total",
-		  "Bytes move_page_tables() was asked to move.",
-		  PTS_C_MPT_BYTES_REQUESTED },
-		{ "ptscope_move_page_tables_moved_bytes_total",
-		  "Bytes move_page_tables() moved.", PTS_C_MPT_BYTES_MOVED },
-		{ "ptscope_move_page_tables_partial_total",
-		  "move_page_tables() calls that moved less than requested.",
-		  PTS_C_MPT_PARTIAL },
-		{ "ptscope_move_page_tables_stack_moves_total",
-		  "move_page_tables() calls relocating an exec stack.",
-		  PTS_C_MPT_STACK },
-		{ "ptscope_move_page_tables_reverse_moves_total",
-		  "move_page_tables() calls moving back after a partial move.",
-		  PTS_C_MPT_REVERSE },
+	const struct pts_schema_ctx sc = {
+		.eng = in->eng,
+		.page_size = in->page_size,
+		.result_name = in->collapse_name,
+		.result_ctx = in->name_ctx,
 	};
-	static const char *const hist =
-		"ptscope_move_page_tables_duration_seconds";
-
-	if (!attached(in, "mremap.move_page_tables"))
-		return;
-	render_plain(in, b, mpt, ARRAY_SIZE(mpt));
-	put_family(b, hist, "histogram",
-		   "move_page_tables() duration (log2 buckets).");
-	put_histogram(b, hist, NULL, 0, &in->snap->hists.h[PTS_H_MPT_NS]);
-}
-
-static void render_level_pair(const struct prom_input *in, struct prom_buf *b,
-			      const char *name, const char *help, bool moved)
-{
-	static const struct {
-		const char *level;
-		int moved;
-		int fallback;
-	} levels[] = {
-		{ "pud", PTS_C_LV_PUD_MOVED, PTS_C_LV_PUD_FALLBACK },
-		{ "pmd", PTS_C_LV_PMD_MOVED, PTS_C_LV_PMD_FALLBACK },
-		{ "huge_pmd", PTS_C_LV_HPMD_MOVED, PTS_C_LV_HPMD_FALLBACK },
-	};
-	struct prom_label l = { "level", NULL };
+	const char *family = NULL;
+	const struct pts_field *f;
 	size_t i;
 
-	put_family(b, name, "counter", help);
-	for (i = 0; i < ARRAY_SIZE(levels); i++) {
-		l.value = levels[i].level;
-		put_u64(b, name, &l, 1, counter(in, moved ? levels[i].moved :
-						       levels[i].fallback));
-	}
-}
-
-static void render_levels(const struct prom_input *in, struct prom_buf *b)
-{
-	static const struct plain_counter extents[] = {
-		{ "ptscope_pte_extents_total",
-		  "PTE-level extents moved (move_ptes() calls).",
-		  PTS_C_LV_PTE_EXTENTS },
-		{ "ptscope_pte_extent_bytes_total",
-		  "Bytes covered by the PTE-level extents.", PTS_C_LV_PTE_BYTES },
-	};
-	/* no tracepoint sees empty extents or THP splits: markers only */
-	static const struct plain_counter marker_only[] = {
-		{ "ptscope_pagetable_empty_extents_total",
-		  "Extents with no page table to move.", PTS_C_LV_EMPTY },
-		{ "ptscope_pagetable_thp_splits_total",
-		  "Huge PMDs split inside move_page_tables().",
-		  PTS_C_LV_SPLITS },
-	};
-	static const struct plain_counter ptes = {
-		"ptscope_ptes_moved_total",
-		"Present (non-none) PTEs in the PTE-level extents.", PTS_C_LV_PTES,
-	};
-	static const struct plain_counter batching[] = {
-		{ "ptscope_pte_batches_total",
-		  "Batches the PTE-level extents were moved in (patched "
-		  "mremap:move_ptes).", PTS_C_LV_PTE_BATCHES },
-		{ "ptscope_pte_batch_folio_lookups_total",
-		  "Folio lookups move_ptes() made to find PTE batches (patched "
-		  "mremap:move_ptes).", PTS_C_LV_FOLIO_LOOKUPS },
-	};
-	bool tps = level_tps(in);
-
-	if (!attached(in, "mremap.levels"))
-		return;
-	render_level_pair(in, b, "ptscope_pagetable_entries_moved_total",
-		"Page-table entries moved whole inside move_page_tables(): pud "
-		"and pmd move a lower table, huge_pmd a huge page mapping.", true);
-	render_level_pair(in, b, "ptscope_pagetable_fallbacks_total",
-		"Moves possible at a level that went one level down instead.",
-		false);
-	render_plain(in, b, extents, ARRAY_SIZE(extents));
-	if (!tps)
-		render_plain(in, b, marker_only, ARRAY_SIZE(marker_only));
-	if (pte_counts(in))
-		render_plain(in, b, &ptes, 1);
-	if (tps)
-		render_plain(in, b, batching, ARRAY_SIZE(batching));
-}
-
-static void render_folio_lookups(const struct prom_input *in,
-				 struct prom_buf *b)
-{
-	static const struct plain_counter calls = {
-		"ptscope_vm_normal_folio_calls_total",
-		"vm_normal_folio() (vmemmap) lookups inside move_page_tables().",
-		PTS_C_VNF_CALLS,
-	};
-	static const char *const hist =
-		"ptscope_vm_normal_folio_duration_seconds";
-
-	if (!attached(in, "mremap.folio_lookups"))
-		return;
-	render_plain(in, b, &calls, 1);
-	put_family(b, hist, "histogram",
-		   "vm_normal_folio() duration inside move_page_tables() "
-		   "(log2 buckets).");
-	put_histogram(b, hist, NULL, 0, &in->snap->hists.h[PTS_H_VNF_NS]);
-}
-
-/* as in "stat": 64K and 2M always, other orders once seen, 0 with funcs */
-static bool fault_order_shown(const struct prom_input *in,
-			      unsigned int order, bool funcs)
-{
-	return counter(in, PTS_C_FAULT_ALLOC + order) ||
-	       counter(in, PTS_C_FAULT_FALLBACK + order) ||
-	       order == 4 || order == 9 || (funcs && order == 0);
-}
-
-static void render_fault_counter(const struct prom_input *in,
-				 struct prom_buf *b, const char *name,
-				 const char *help, int first, bool funcs)
-{
-	char size[16], order_s[8];
-	struct prom_label l[2] = { { "size", size }, { "order", order_s } };
-	unsigned int order;
-
-	put_family(b, name, "counter", help);
-	for (order = 0; order < PTS_MAX_ORDER; order++) {
-		if (!fault_order_shown(in, order, funcs))
+	for (i = 0; i < pts_nr_fields; i++) {
+		f = &pts_fields[i];
+		if (!schema_section_attached(&sc, f->section) ||
+		    !schema_field_present(&sc, f))
 			continue;
-		fmt_order_size(size, sizeof(size), order, in->page_size);
-		snprintf(order_s, sizeof(order_s), "%u", order);
-		put_u64(b, name, l, 2, counter(in, first + order));
+		if (!family || strcmp(family, f->prom))
+			put_family(out, f->prom, f->kind == PTS_FIELD_HIST ?
+				   "histogram" : "counter", family_help(f));
+		family = f->prom;
+		render_field(in, &sc, f, out);
 	}
 }
 
-static void render_fault_hists(const struct prom_input *in, struct prom_buf *b)
-{
-	static const char *const hist = "ptscope_hugepage_fault_duration_seconds";
-	char size[16], order_s[8];
-	struct prom_label l[2] = { { "size", size }, { "order", order_s } };
-	unsigned int order;
-
-	put_family(b, hist, "histogram",
-		   "Anonymous page fault duration by the order of the folio "
-		   "it mapped (log2 buckets).");
-	for (order = 0; order < PTS_MAX_ORDER; order++) {
-		if (!fault_order_shown(in, order, true))
-			continue;
-		fmt_order_size(size, sizeof(size), order, in->page_size);
-		snprintf(order_s, sizeof(order_s), "%u", order);
-		put_histogram(b, hist, l, 2,
-			      &in->snap->hists.h[PTS_H_FAULT_NS + order]);
-	}
-}
-
-static void render_faults(const struct prom_input *in, struct prom_buf *b)
-{
-	static const struct plain_counter zero = {
-		"ptscope_huge_zero_page_faults_total",
-		"Read faults that mapped the huge zero page.",
-		PTS_C_FAULT_ZERO_PAGE,
-	};
-	bool funcs;
-
-	if (!attached(in, "thp.fault_alloc"))
-		return;
-	funcs = fault_funcs(in);
-	render_fault_counter(in, b, "ptscope_hugepage_fault_allocs_total",
-		"Anonymous hugepage (THP/mTHP) folios allocated at fault time "
-		"by size.", PTS_C_FAULT_ALLOC, funcs);
-	render_fault_counter(in, b, "ptscope_hugepage_fault_fallbacks_total",
-		"Hugepage fault allocations that failed and fell back to a "
-		"smaller size.", PTS_C_FAULT_FALLBACK, funcs);
-	if (!funcs)
-		return;
-	render_fault_counter(in, b,
-		"ptscope_hugepage_fault_fallback_charges_total",
-		"Hugepage folios allocated but refused by the memory cgroup "
-		"charge, then fallen back.", PTS_C_FAULT_FALLBACK_CHARGE, funcs);
-	render_plain(in, b, &zero, 1);
-	if (fault_latency(in))
-		render_fault_hists(in, b);
-}
-
-static void render_collapse(const struct prom_input *in, struct prom_buf *b)
-{
-	static const char *const name = "ptscope_khugepaged_collapse_total";
-	struct prom_label l = { "result", NULL };
-	const char *result;
-	char fallback[24];
-	uint64_t n;
-	int st;
-
-	if (!attached(in, "thp.collapse"))
-		return;
-	put_family(b, name, "counter",
-		   "khugepaged collapse attempts by result (enum scan_result), "
-		   "system-wide.");
-	for (st = 0; st < PTS_COLLAPSE_STATUSES; st++) {
-		n = counter(in, PTS_C_COLLAPSE + st);
-		result = in->collapse_name ?
-			 in->collapse_name(in->name_ctx, st) : NULL;
-		/* SCAN_SUCCEED always, so its rate is 0 rather than missing */
-		if (!n && !(result && !strcmp(result, "SCAN_SUCCEED")))
-			continue;
-		if (!result) {
-			snprintf(fallback, sizeof(fallback), "status_%d", st);
-			result = fallback;
-		}
-		l.value = result;
-		put_u64(b, name, &l, 1, n);
-	}
-}
-
-static void render_probes(const struct prom_input *in, struct prom_buf *b)
+static void render_probes(const struct prom_input *in, FILE *out)
 {
 	static const char *const name = "ptscope_probe_attached";
 	const struct pts_candidate *c;
@@ -549,7 +251,7 @@ static void render_probes(const struct prom_input *in, struct prom_buf *b)
 	};
 	int i;
 
-	put_family(b, name, "gauge",
+	put_family(out, name, "gauge",
 		   "1 if the metric is attached, 0 if this kernel does not offer "
 		   "it ('ptscope probe' says why).  path: how it is traced; "
 		   "status: exact or inferred.");
@@ -561,35 +263,11 @@ static void render_probes(const struct prom_input *in, struct prom_buf *b)
 		l[0].value = ch->metric->name;
 		l[1].value = c ? path_kind_name(c->kind) : "none";
 		l[2].value = !c ? "unavailable" : c->exact ? "exact" : "inferred";
-		put_u64(b, name, l, 3, c ? 1 : 0);
+		put_u64(out, name, l, 3, c ? 1 : 0);
 	}
 }
 
-static void render_drops(const struct prom_input *in, struct prom_buf *b)
-{
-	static const struct {
-		const char *reason;
-		int idx;
-	} drops[] = {
-		{ "inflight_map_full", PTS_C_DROP_START_MAP },
-		{ "process_map_full", PTS_C_DROP_PROC_MAP },
-		{ "traced_map_full", PTS_C_DROP_TRACED_MAP },
-		{ "ringbuf_full", PTS_C_DROP_RINGBUF },
-	};
-	static const char *const name = "ptscope_events_dropped_total";
-	struct prom_label l = { "reason", NULL };
-	size_t i;
-
-	put_family(b, name, "counter",
-		   "Events ptscope could not count because a BPF map or the "
-		   "ring buffer was full.");
-	for (i = 0; i < ARRAY_SIZE(drops); i++) {
-		l.value = drops[i].reason;
-		put_u64(b, name, &l, 1, counter(in, drops[i].idx));
-	}
-}
-
-static void render_progs(const struct prom_input *in, struct prom_buf *b)
+static void render_progs(const struct prom_input *in, FILE *out)
 {
 	static const char *const secs = "ptscope_bpf_program_run_seconds_total";
 	static const char *const runs = "ptscope_bpf_program_runs_total";
@@ -598,34 +276,29 @@ static void render_progs(const struct prom_input *in, struct prom_buf *b)
 
 	if (!in->progs)
 		return;
-	put_family(b, secs, "counter",
+	put_family(out, secs, "counter",
 		   "Time spent running each ptscope BPF program since export "
 		   "started (kernel BPF run-time statistics).");
 	for (i = 0; i < in->nr_progs; i++) {
 		l.value = in->progs[i].name;
-		put_seconds_sample(b, secs, "", &l, 1, in->progs[i].run_time_ns);
+		put_seconds_sample(out, secs, "", &l, 1, in->progs[i].run_time_ns);
 	}
-	put_family(b, runs, "counter",
+	put_family(out, runs, "counter",
 		   "Runs of each ptscope BPF program since export started.");
 	for (i = 0; i < in->nr_progs; i++) {
 		l.value = in->progs[i].name;
-		put_u64(b, runs, &l, 1, in->progs[i].run_cnt);
+		put_u64(out, runs, &l, 1, in->progs[i].run_cnt);
 	}
 }
 
-int prom_render(const struct prom_input *in, struct prom_buf *out)
+int prom_render(const struct prom_input *in, FILE *out)
 {
-	render_mremap(in, out);
-	render_mpt(in, out);
-	render_levels(in, out);
-	render_folio_lookups(in, out);
-	render_faults(in, out);
-	render_collapse(in, out);
+	render_fields(in, out);
 	render_probes(in, out);
-	render_drops(in, out);
 	render_progs(in, out);
-	buf_reserve(out, 0);	/* an empty page is still a string */
-	return out->err;
+	if (fflush(out) || ferror(out))
+		return errno ? -errno : -EIO;
+	return 0;
 }
 
 static int listen_error(char *err, size_t errlen, const char *listen,

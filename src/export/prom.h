@@ -18,21 +18,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <stdio.h>
 #include "data/collector.h"
+#include "data/schema.h"
 #include "engine/engine.h"
 
 #define PROM_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 #define PROM_HIST_FIRST_SLOT	6	/* le 127 ns */
 #define PROM_HIST_LAST_SLOT	35	/* le 68.719476735 s */
+/* histograms of counts (PTEs): le 1 .. le 16383 */
+#define PROM_COUNT_LAST_SLOT	13
 #define PROM_PROG_NAME_LEN	64
-
-/* a growing text buffer; after an allocation failure err is -ENOMEM */
-struct prom_buf {
-	char *data;
-	size_t len;
-	size_t cap;
-	int err;
-};
 
 /* run-time statistics of one loaded BPF program */
 struct prom_prog {
@@ -41,32 +37,29 @@ struct prom_prog {
 	uint64_t run_cnt;
 };
 
-/* khugepaged result name of @status (enum scan_result), NULL if unknown */
-typedef const char *(*prom_status_name_fn)(const void *ctx, int status);
-
 struct prom_input {
 	const struct pts_engine *eng;
 	const struct pts_snapshot *snap;
 	uint64_t page_size;
-	prom_status_name_fn collapse_name;	/* NULL: "status_N" */
+	pts_result_name_fn collapse_name;	/* NULL: "status_N" */
 	const void *name_ctx;
 	const struct prom_prog *progs;	/* NULL: run-time stats are off */
 	size_t nr_progs;
 };
 
-void prom_buf_init(struct prom_buf *b);
-void prom_buf_free(struct prom_buf *b);
-void prom_buf_printf(struct prom_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 /* label values: backslash, double quote and newline are escaped */
-void prom_put_label_value(struct prom_buf *b, const char *value);
+void prom_put_label_value(FILE *out, const char *value);
 /* HELP text: backslash and newline are escaped */
-void prom_put_help_text(struct prom_buf *b, const char *text);
+void prom_put_help_text(FILE *out, const char *text);
 /* @ns nanoseconds as exact decimal seconds, "0.000002047" */
-void prom_put_seconds(struct prom_buf *b, uint64_t ns);
+void prom_put_seconds(FILE *out, uint64_t ns);
 
-/* the whole /metrics page; 0 or -ENOMEM */
-int prom_render(const struct prom_input *in, struct prom_buf *out);
+/*
+ * The whole /metrics page: every output schema field the chosen attach
+ * paths provide, then the probe table and the program statistics.  0, or
+ * -errno when writing to @out failed (open_memstream: -ENOMEM).
+ */
+int prom_render(const struct prom_input *in, FILE *out);
 
 /*
  * "127.0.0.1:9477", "[::1]:9477" or "localhost:9477" into a socket

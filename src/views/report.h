@@ -9,6 +9,7 @@
 #include "engine/kfeatures.h"
 #include "data/collector.h"
 #include "engine/engine.h"
+#include "data/schema.h"
 
 struct pts_report {
 	const struct pts_engine *eng;
@@ -17,12 +18,8 @@ struct pts_report {
 };
 
 json_object *report_system_json(const struct pts_report *rep);
-/* are PTE counts measured (the levels metric has a PTE-table marker)? */
-bool report_has_pte_counts(const struct pts_report *rep);
-/* is the fault path traced from its functions (charge fallbacks, latency)? */
-bool report_has_fault_funcs(const struct pts_report *rep);
-bool report_has_fault_latency(const struct pts_report *rep);
-bool report_has_level_tps(const struct pts_report *rep);
+/* the schema context of @rep: engine, page size, khugepaged result names */
+void report_schema_ctx(const struct pts_report *rep, struct pts_schema_ctx *sc);
 json_object *report_metrics_json(const struct pts_report *rep);
 json_object *report_snapshot_json(const struct pts_report *rep,
 				  const struct pts_snapshot *snap);

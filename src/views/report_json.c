@@ -63,38 +63,6 @@ static json_object *thp_settings_json(void)
 	return thp;
 }
 
-static bool chosen_has_flag(const struct pts_report *rep, const char *metric,
-			    unsigned int flag)
-{
-	const struct pts_choice *ch = engine_choice(rep->eng, metric);
-
-	return ch && ch->chosen >= 0 &&
-	       (ch->metric->cands[ch->chosen].cfg_flags & flag);
-}
-
-bool report_has_pte_counts(const struct pts_report *rep)
-{
-	return chosen_has_flag(rep, "mremap.levels", PTS_CFG_PTE_MARKER);
-}
-
-/* batches and folio lookups: only the patched move_ptes tracepoint */
-bool report_has_level_tps(const struct pts_report *rep)
-{
-	return chosen_has_flag(rep, "mremap.levels", PTS_CFG_LEVEL_TPS);
-}
-
-/* every outcome: order 0, charge fallbacks, the huge zero page */
-bool report_has_fault_funcs(const struct pts_report *rep)
-{
-	return chosen_has_flag(rep, "thp.fault_alloc",
-			       PTS_CFG_FAULT_FUNCS | PTS_CFG_FAULT_TP);
-}
-
-bool report_has_fault_latency(const struct pts_report *rep)
-{
-	return chosen_has_flag(rep, "thp.fault_alloc", PTS_CFG_FAULT_FUNCS);
-}
-
 json_object *report_system_json(const struct pts_report *rep)
 {
 	json_object *sys = json_object_new_object();
@@ -184,205 +152,147 @@ static json_object *hist_json(const struct pts_hist *h)
 	return o;
 }
 
-static const __u64 *counter(const struct pts_snapshot *s, int idx)
+/* a field's value @i: a number, or a histogram object */
+static json_object *value_json(const struct pts_field *f,
+			       const struct pts_snapshot *s, unsigned int i)
 {
-	return &s->counters.v[idx];
+	if (f->kind == PTS_FIELD_HIST)
+		return hist_json(schema_hist(f, s, i));
+	return json_u64(schema_counter(f, s, i));
 }
 
-static json_object *mremap_json(const struct pts_snapshot *s)
+/* the sum over all label values: a number, or the merged histogram */
+static json_object *total_json(const struct pts_field *f,
+			       const struct pts_snapshot *s)
 {
-	json_object *classes = json_object_new_object();
-	struct pts_hist total_h = {};
-	uint64_t calls = 0;
-	int c;
+	struct pts_hist total = {};
+	unsigned int i;
 
-	for (c = 0; c < PTS_MREMAP_CLASSES; c++) {
-		json_object *o = json_object_new_object();
+	if (f->kind == PTS_FIELD_COUNTER)
+		return json_u64(schema_counter_total(f, s));
+	for (i = 0; i < schema_label_count(f); i++)
+		hist_merge(&total, schema_hist(f, s, i));
+	return hist_json(&total);
+}
 
-		json_object_object_add(o, "calls",
-				       json_u64(*counter(s, PTS_C_MREMAP_CALLS + c)));
-		json_object_object_add(o, "old_bytes",
-				       json_u64(*counter(s, PTS_C_MREMAP_OLD_BYTES + c)));
-		json_object_object_add(o, "new_bytes",
-				       json_u64(*counter(s, PTS_C_MREMAP_NEW_BYTES + c)));
-		json_object_object_add(o, "latency_ns",
-				       hist_json(&s->hists.h[PTS_H_MREMAP_NS + c]));
-		json_object_object_add(classes, mremap_class_name(c), o);
-		calls += *counter(s, PTS_C_MREMAP_CALLS + c);
-		hist_merge(&total_h, &s->hists.h[PTS_H_MREMAP_NS + c]);
-	}
-	{
-		json_object *o = json_object_new_object();
+/* @parent[@key], made with @make if missing */
+static json_object *child(json_object *parent, const char *key,
+			  json_object *(*make)(void))
+{
+	json_object *o;
 
-		json_object_object_add(o, "classes", classes);
-		json_object_object_add(o, "calls", json_u64(calls));
-		json_object_object_add(o, "latency_ns", hist_json(&total_h));
+	if (json_object_object_get_ex(parent, key, &o))
 		return o;
-	}
-}
-
-static json_object *mpt_json(const struct pts_snapshot *s)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "calls", json_u64(*counter(s, PTS_C_MPT_CALLS)));
-	json_object_object_add(o, "bytes_requested",
-			       json_u64(*counter(s, PTS_C_MPT_BYTES_REQUESTED)));
-	json_object_object_add(o, "bytes_moved",
-			       json_u64(*counter(s, PTS_C_MPT_BYTES_MOVED)));
-	json_object_object_add(o, "partial", json_u64(*counter(s, PTS_C_MPT_PARTIAL)));
-	json_object_object_add(o, "stack_moves", json_u64(*counter(s, PTS_C_MPT_STACK)));
-	json_object_object_add(o, "reverse_moves", json_u64(*counter(s, PTS_C_MPT_REVERSE)));
-	json_object_object_add(o, "latency_ns", hist_json(&s->hists.h[PTS_H_MPT_NS]));
+	o = make();
+	json_object_object_add(parent, key, o);
 	return o;
 }
 
-/* PTE counts need the PTE-level marker; without it they are absent */
-static json_object *levels_json(const struct pts_report *rep,
-				const struct pts_snapshot *s)
+/* "classes": { "pud": { "calls": ..., ... }, ... } */
+static void add_by_class(json_object *sec, const struct pts_field *f,
+			 const struct pts_snapshot *s)
 {
-	static const struct {
-		const char *key;
-		int counter;
-	} fields[] = {
-		{ "pud_moved", PTS_C_LV_PUD_MOVED },
-		{ "pud_fallback", PTS_C_LV_PUD_FALLBACK },
-		{ "pmd_moved", PTS_C_LV_PMD_MOVED },
-		{ "pmd_fallback", PTS_C_LV_PMD_FALLBACK },
-		{ "huge_pmd_moved", PTS_C_LV_HPMD_MOVED },
-		{ "huge_pmd_fallback", PTS_C_LV_HPMD_FALLBACK },
-		{ "pte_extents", PTS_C_LV_PTE_EXTENTS },
-		{ "pte_extent_bytes", PTS_C_LV_PTE_BYTES },
-		{ "empty_extents", PTS_C_LV_EMPTY },
-		{ "thp_splits", PTS_C_LV_SPLITS },
-	};
-	json_object *o = json_object_new_object();
-	bool tps = report_has_level_tps(rep);
-	size_t i;
+	json_object *classes = child(sec, "classes", json_object_new_object);
+	unsigned int c;
 
-	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		/* no tracepoint sees empty extents or THP splits */
-		if (tps && (fields[i].counter == PTS_C_LV_EMPTY ||
-			    fields[i].counter == PTS_C_LV_SPLITS))
-			continue;
-		json_object_object_add(o, fields[i].key,
-				       json_u64(*counter(s, fields[i].counter)));
-	}
-	if (report_has_pte_counts(rep))
-		json_object_object_add(o, "ptes", json_u64(*counter(s, PTS_C_LV_PTES)));
-	if (tps) {
-		json_object_object_add(o, "pte_batches",
-				       json_u64(*counter(s, PTS_C_LV_PTE_BATCHES)));
-		json_object_object_add(o, "folio_lookups",
-				       json_u64(*counter(s, PTS_C_LV_FOLIO_LOOKUPS)));
-		json_object_object_add(o, "pte_max_batch",
-				       hist_json(&s->hists.h[PTS_H_PTE_MAX_BATCH]));
-	}
-	return o;
+	for (c = 0; c < schema_label_count(f); c++)
+		json_object_object_add(child(classes, mremap_class_name(c),
+					     json_object_new_object),
+				       f->key, value_json(f, s, c));
+	if (f->json_total)
+		json_object_object_add(sec, f->key, total_json(f, s));
 }
 
-/* vm_normal_folio() inside move_page_tables(), timed by fentry/fexit */
-static json_object *folio_lookups_json(const struct pts_snapshot *s)
-{
-	json_object *o = json_object_new_object();
+/* one object per order in "orders", made by the section's first row */
+struct order_objs {
+	json_object *o[PTS_MAX_ORDER];
+};
 
-	json_object_object_add(o, "calls", json_u64(*counter(s, PTS_C_VNF_CALLS)));
-	json_object_object_add(o, "latency_ns",
-			       hist_json(&s->hists.h[PTS_H_VNF_NS]));
-	return o;
-}
-
-/*
- * One entry per order seen (64 KB and 2 MB always).  Charge fallbacks
- * and latency exist only on the function path; order 0 only there too.
- */
-static json_object *faults_json(const struct pts_report *rep,
-				const struct pts_snapshot *s)
+static void add_by_order(const struct pts_schema_ctx *sc, json_object *sec,
+			 const struct pts_field *f, const struct pts_snapshot *s,
+			 struct order_objs *objs)
 {
-	json_object *orders = json_object_new_array();
-	bool funcs = report_has_fault_funcs(rep);
-	const struct pts_hist *lat;
+	json_object *orders = child(sec, "orders", json_object_new_array);
 	char size[16];
 	unsigned int order;
 
 	for (order = 0; order < PTS_MAX_ORDER; order++) {
-		uint64_t alloc = *counter(s, PTS_C_FAULT_ALLOC + order);
-		uint64_t fallback = *counter(s, PTS_C_FAULT_FALLBACK + order);
-		json_object *o;
-
-		if (!alloc && !fallback && order != 4 && order != 9 &&
-		    !(funcs && order == 0))
+		if (!schema_label_shown(sc, f, s, order))
 			continue;
-		o = json_object_new_object();
-		json_object_object_add(o, "order", json_object_new_int(order));
-		json_object_object_add(o, "size", json_object_new_string(
-			fmt_order_size(size, sizeof(size), order, rep->page_size)));
-		json_object_object_add(o, "alloc", json_u64(alloc));
-		json_object_object_add(o, "fallback", json_u64(fallback));
-		if (funcs)
-			json_object_object_add(o, "fallback_charge", json_u64(
-				*counter(s, PTS_C_FAULT_FALLBACK_CHARGE + order)));
-		if (report_has_fault_latency(rep)) {
-			lat = &s->hists.h[PTS_H_FAULT_NS + order];
-			json_object_object_add(o, "latency_ns", hist_json(lat));
+		if (!objs->o[order]) {
+			objs->o[order] = json_object_new_object();
+			json_object_object_add(objs->o[order], "order",
+					       json_object_new_int((int)order));
+			json_object_object_add(objs->o[order], "size",
+				json_object_new_string(fmt_order_size(size,
+					sizeof(size), order, sc->page_size)));
+			json_object_array_add(orders, objs->o[order]);
 		}
-		json_object_array_add(orders, o);
+		json_object_object_add(objs->o[order], f->key,
+				       value_json(f, s, order));
 	}
-	return orders;
 }
 
-static json_object *faults_obj_json(const struct pts_report *rep,
-				    const struct pts_snapshot *s)
+/* "SCAN_SUCCEED": n, ... for the results shown */
+static void add_by_result(const struct pts_schema_ctx *sc, json_object *sec,
+			  const struct pts_field *f,
+			  const struct pts_snapshot *s)
 {
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "orders", faults_json(rep, s));
-	if (report_has_fault_funcs(rep))
-		json_object_object_add(o, "huge_zero_page",
-				       json_u64(*counter(s, PTS_C_FAULT_ZERO_PAGE)));
-	return o;
-}
-
-static const char *collapse_name(const struct pts_report *rep, int status,
-				 char *buf, size_t len)
-{
-	const char *name = kfeatures_enum_name(rep->kf, "scan_result", status);
-
-	if (name)
-		return name;
-	snprintf(buf, len, "status_%d", status);
-	return buf;
-}
-
-static json_object *collapse_json(const struct pts_report *rep,
-				  const struct pts_snapshot *s)
-{
-	json_object *o = json_object_new_object();
 	char buf[32];
-	int st;
+	unsigned int st;
 
-	for (st = 0; st < PTS_COLLAPSE_STATUSES; st++) {
-		uint64_t n = *counter(s, PTS_C_COLLAPSE + st);
+	for (st = 0; st < schema_label_count(f); st++)
+		if (schema_label_shown(sc, f, s, st))
+			json_object_object_add(sec, schema_label_value(sc, f, st,
+						buf, sizeof(buf)),
+					       value_json(f, s, st));
+}
 
-		if (n)
-			json_object_object_add(o, collapse_name(rep, st, buf,
-								 sizeof(buf)),
-					       json_u64(n));
+static json_object *section_json(const struct pts_schema_ctx *sc,
+				 const struct pts_section *sec,
+				 const struct pts_snapshot *s)
+{
+	json_object *o = json_object_new_object();
+	struct order_objs objs = {};
+	const struct pts_field *f;
+	size_t i;
+
+	for (i = 0; i < pts_nr_fields; i++) {
+		f = &pts_fields[i];
+		if (f->section != sec || !schema_field_present(sc, f))
+			continue;
+		switch (f->label) {
+		case PTS_LABEL_CLASS:
+			add_by_class(o, f, s);
+			break;
+		case PTS_LABEL_ORDER:
+			add_by_order(sc, o, f, s, &objs);
+			break;
+		case PTS_LABEL_RESULT:
+			add_by_result(sc, o, f, s);
+			break;
+		default:
+			json_object_object_add(o, f->key, value_json(f, s, 0));
+			break;
+		}
 	}
 	return o;
 }
 
-static json_object *drops_json(const struct pts_snapshot *s)
+static const char *collapse_name(const void *ctx, int status)
 {
-	json_object *o = json_object_new_object();
+	return kfeatures_enum_name(ctx, "scan_result", status);
+}
 
-	json_object_object_add(o, "inflight_map_full",
-			       json_u64(*counter(s, PTS_C_DROP_START_MAP)));
-	json_object_object_add(o, "process_map_full",
-			       json_u64(*counter(s, PTS_C_DROP_PROC_MAP)));
-	json_object_object_add(o, "traced_map_full",
-			       json_u64(*counter(s, PTS_C_DROP_TRACED_MAP)));
-	return o;
+void report_schema_ctx(const struct pts_report *rep, struct pts_schema_ctx *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->eng = rep->eng;
+	sc->page_size = rep->page_size;
+	if (rep->kf && rep->kf->btf) {
+		sc->result_name = collapse_name;
+		sc->result_ctx = rep->kf;
+	}
 }
 
 static json_object *procs_json(const struct pts_report *rep,
@@ -430,34 +340,20 @@ static json_object *procs_json(const struct pts_report *rep,
 }
 
 /* A metric's values appear only when it is attached; never as zeros. */
-static void add_if_available(const struct pts_report *rep, json_object *root,
-			     const char *key, const char *metric,
-			     json_object *values)
-{
-	if (engine_available(rep->eng, metric))
-		json_object_object_add(root, key, values);
-	else
-		json_object_put(values);
-}
-
 json_object *report_snapshot_json(const struct pts_report *rep,
 				  const struct pts_snapshot *snap)
 {
 	json_object *root = json_object_new_object();
+	struct pts_schema_ctx sc;
+	size_t i;
 
+	report_schema_ctx(rep, &sc);
 	json_object_object_add(root, "seconds", json_object_new_double(snap->mono_s));
-	add_if_available(rep, root, "mremap", "mremap.calls", mremap_json(snap));
-	add_if_available(rep, root, "move_page_tables", "mremap.move_page_tables",
-			 mpt_json(snap));
-	add_if_available(rep, root, "mremap_levels", "mremap.levels",
-			 levels_json(rep, snap));
-	add_if_available(rep, root, "folio_lookups", "mremap.folio_lookups",
-			 folio_lookups_json(snap));
-	add_if_available(rep, root, "hugepage_faults", "thp.fault_alloc",
-			 faults_obj_json(rep, snap));
-	add_if_available(rep, root, "khugepaged_collapse", "thp.collapse",
-			 collapse_json(rep, snap));
-	json_object_object_add(root, "drops", drops_json(snap));
+	for (i = 0; i < pts_nr_sections; i++)
+		if (schema_section_attached(&sc, &pts_sections[i]))
+			json_object_object_add(root, pts_sections[i].key,
+					       section_json(&sc, &pts_sections[i],
+							    snap));
 	json_object_object_add(root, "processes", procs_json(rep, snap));
 	return root;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Plain-text rendering of metric status and snapshots (stat, top). */
 #include <stdio.h>
+#include <string.h>
 #include "data/format.h"
 #include "data/hist.h"
 #include "views/report.h"
@@ -51,227 +52,289 @@ void report_metric_line(FILE *out, const struct pts_report *rep)
 	fprintf(out, "  (n/a: see 'ptscope probe')\n");
 }
 
-static void mremap_text(FILE *out, const struct pts_snapshot *s, bool hists)
+/* one cell: a count, bytes, or a histogram's mean ("-" when empty) */
+static const char *cell(char *buf, size_t len, const struct pts_field *f,
+			const struct pts_snapshot *s, unsigned int i)
 {
-	char old_b[32], new_b[32], mean[32];
 	const struct pts_hist *h;
-	int c;
+	uint64_t v;
 
-	fprintf(out, "\nmremap calls by alignment class\n");
-	fprintf(out, "  %-9s %-26s %10s %12s %12s %10s\n", "class", "meaning",
-		"calls", "old bytes", "new bytes", "mean lat");
-	for (c = 0; c < PTS_MREMAP_CLASSES; c++) {
-		h = &s->hists.h[PTS_H_MREMAP_NS + c];
-		fprintf(out, "  %-9s %-26s %10llu %12s %12s %10s\n",
-			mremap_class_name(c), mremap_class_desc(c),
-			(unsigned long long)s->counters.v[PTS_C_MREMAP_CALLS + c],
-			fmt_bytes(old_b, sizeof(old_b),
-				  s->counters.v[PTS_C_MREMAP_OLD_BYTES + c]),
-			fmt_bytes(new_b, sizeof(new_b),
-				  s->counters.v[PTS_C_MREMAP_NEW_BYTES + c]),
-			h->count ? fmt_ns(mean, sizeof(mean), hist_mean(h)) : "-");
-	}
-	if (!hists)
-		return;
-	for (c = 0; c < PTS_MREMAP_CLASSES; c++) {
-		h = &s->hists.h[PTS_H_MREMAP_NS + c];
+	if (f->kind == PTS_FIELD_HIST) {
+		h = schema_hist(f, s, i);
 		if (!h->count)
+			return "-";
+		if (f->unit == PTS_UNIT_NS)
+			return fmt_ns(buf, len, hist_mean(h));
+		snprintf(buf, len, "%.1f", hist_mean(h));
+		return buf;
+	}
+	v = schema_counter(f, s, i);
+	if (f->unit == PTS_UNIT_BYTES)
+		return fmt_bytes(buf, len, v);
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+/* may @f be printed in @sec's block? */
+static bool in_block(const struct pts_schema_ctx *sc,
+		     const struct pts_section *sec, const struct pts_field *f)
+{
+	return f->section == sec && schema_field_present(sc, f);
+}
+
+/* the first field of @sec with label @kind, NULL if none */
+static const struct pts_field *first_labelled(const struct pts_schema_ctx *sc,
+					      const struct pts_section *sec,
+					      enum pts_label_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < pts_nr_fields; i++)
+		if (in_block(sc, sec, &pts_fields[i]) &&
+		    pts_fields[i].label == kind)
+			return &pts_fields[i];
+	return NULL;
+}
+
+/* rows: the label values (classes, orders); columns: the fields */
+static void label_table(FILE *out, const struct pts_schema_ctx *sc,
+			const struct pts_section *sec,
+			const struct pts_snapshot *s, enum pts_label_kind kind)
+{
+	const struct pts_field *first = first_labelled(sc, sec, kind), *f;
+	char label_buf[32], buf[32];
+	const char *label;
+	unsigned int v;
+	size_t i;
+
+	if (!first || kind == PTS_LABEL_RESULT)
+		return;
+	if (kind == PTS_LABEL_CLASS)
+		fprintf(out, "  %-9s %-26s", "class", "meaning");
+	else
+		fprintf(out, "  %-6s %5s", "size", "order");
+	for (i = 0; i < pts_nr_fields; i++)
+		if (in_block(sc, sec, &pts_fields[i]) &&
+		    pts_fields[i].label == kind)
+			fprintf(out, " %10s", pts_fields[i].title);
+	fputc('\n', out);
+	for (v = 0; v < schema_label_count(first); v++) {
+		if (!schema_label_shown(sc, first, s, v))
 			continue;
-		fprintf(out, "\n  mremap latency, class %s (count %llu, sum %llu ns)\n",
-			mremap_class_name(c), (unsigned long long)h->count,
-			(unsigned long long)h->sum);
-		hist_print(out, h, "nsecs");
+		label = schema_label_value(sc, first, v, label_buf,
+					   sizeof(label_buf));
+		if (kind == PTS_LABEL_CLASS)
+			fprintf(out, "  %-9s %-26s", label, mremap_class_desc(v));
+		else
+			fprintf(out, "  %-6s %5u", label, v);
+		for (i = 0; i < pts_nr_fields; i++) {
+			f = &pts_fields[i];
+			if (in_block(sc, sec, f) && f->label == kind)
+				fprintf(out, " %10s", cell(buf, sizeof(buf), f, s, v));
+		}
+		fputc('\n', out);
 	}
 }
 
-static void mpt_text(FILE *out, const struct pts_snapshot *s, bool hists)
+/* how many present fields of @sec carry @f's title */
+static int title_uses(const struct pts_schema_ctx *sc,
+		      const struct pts_section *sec, const struct pts_field *f)
 {
-	char req[32], moved[32];
-	const struct pts_hist *h = &s->hists.h[PTS_H_MPT_NS];
+	int n = 0;
+	size_t i;
 
-	fprintf(out, "\nmove_page_tables: %llu calls, %s requested, %s moved, "
-		"%llu partial, %llu exec-stack, %llu reverse\n",
-		(unsigned long long)s->counters.v[PTS_C_MPT_CALLS],
-		fmt_bytes(req, sizeof(req), s->counters.v[PTS_C_MPT_BYTES_REQUESTED]),
-		fmt_bytes(moved, sizeof(moved), s->counters.v[PTS_C_MPT_BYTES_MOVED]),
-		(unsigned long long)s->counters.v[PTS_C_MPT_PARTIAL],
-		(unsigned long long)s->counters.v[PTS_C_MPT_STACK],
-		(unsigned long long)s->counters.v[PTS_C_MPT_REVERSE]);
-	if (hists && h->count)
-		hist_print(out, h, "nsecs");
+	for (i = 0; i < pts_nr_fields; i++)
+		if (in_block(sc, sec, &pts_fields[i]) &&
+		    !strcmp(pts_fields[i].title, f->title))
+			n++;
+	return n;
 }
 
-static void levels_text(FILE *out, const struct pts_report *rep,
+/* fields with a fixed label sharing titles: a label x title table */
+static bool in_fixed_table(const struct pts_schema_ctx *sc,
+			   const struct pts_field *f)
+{
+	return f->label == PTS_LABEL_NONE && f->fixed_label &&
+	       title_uses(sc, f->section, f) > 1;
+}
+
+static void fixed_table(FILE *out, const struct pts_schema_ctx *sc,
+			const struct pts_section *sec,
 			const struct pts_snapshot *s)
 {
-	const __u64 *v = s->counters.v;
-	char bytes[32];
+	const char *rows[8], *cols[8], *label = NULL;
+	int nr_rows = 0, nr_cols = 0, r, c;
+	char buf[32];
+	size_t i, j;
 
-	fprintf(out, "\npage-table entries moved (exec stack moves not included)\n");
-	fprintf(out, "  %-10s %10s %10s\n", "level", "moved", "fell back");
-	fprintf(out, "  %-10s %10llu %10llu\n", "PUD",
-		(unsigned long long)v[PTS_C_LV_PUD_MOVED],
-		(unsigned long long)v[PTS_C_LV_PUD_FALLBACK]);
-	fprintf(out, "  %-10s %10llu %10llu\n", "PMD",
-		(unsigned long long)v[PTS_C_LV_PMD_MOVED],
-		(unsigned long long)v[PTS_C_LV_PMD_FALLBACK]);
-	fprintf(out, "  %-10s %10llu %10llu\n", "huge PMD",
-		(unsigned long long)v[PTS_C_LV_HPMD_MOVED],
-		(unsigned long long)v[PTS_C_LV_HPMD_FALLBACK]);
-	fprintf(out, "  PTE level: %llu extents, %s",
-		(unsigned long long)v[PTS_C_LV_PTE_EXTENTS],
-		fmt_bytes(bytes, sizeof(bytes), v[PTS_C_LV_PTE_BYTES]));
-	if (report_has_pte_counts(rep))
-		fprintf(out, ", %llu PTEs", (unsigned long long)v[PTS_C_LV_PTES]);
-	else
-		fprintf(out, ", PTE count unavailable on this kernel");
-	if (report_has_level_tps(rep)) {
-		/* the tracepoints see batches, not empty extents or splits */
-		fprintf(out, " in %llu batches, %llu folio lookups\n",
-			(unsigned long long)v[PTS_C_LV_PTE_BATCHES],
-			(unsigned long long)v[PTS_C_LV_FOLIO_LOOKUPS]);
+	for (i = 0; i < pts_nr_fields; i++) {
+		const struct pts_field *f = &pts_fields[i];
+
+		if (!in_block(sc, sec, f) || !in_fixed_table(sc, f))
+			continue;
+		label = f->fixed_label;
+		for (r = 0; r < nr_rows && strcmp(rows[r], f->fixed_value); r++)
+			;
+		if (r == nr_rows && nr_rows < 8)
+			rows[nr_rows++] = f->fixed_value;
+		for (c = 0; c < nr_cols && strcmp(cols[c], f->title); c++)
+			;
+		if (c == nr_cols && nr_cols < 8)
+			cols[nr_cols++] = f->title;
+	}
+	if (!nr_rows)
 		return;
+	fprintf(out, "  %-10s", label);
+	for (c = 0; c < nr_cols; c++)
+		fprintf(out, " %10s", cols[c]);
+	fputc('\n', out);
+	for (r = 0; r < nr_rows; r++) {
+		fprintf(out, "  %-10s", rows[r]);
+		for (c = 0; c < nr_cols; c++)
+			for (j = 0; j < pts_nr_fields; j++) {
+				const struct pts_field *f = &pts_fields[j];
+
+				if (in_block(sc, sec, f) && in_fixed_table(sc, f) &&
+				    !strcmp(f->fixed_value, rows[r]) &&
+				    !strcmp(f->title, cols[c]))
+					fprintf(out, " %10s",
+						cell(buf, sizeof(buf), f, s, 0));
+			}
+		fputc('\n', out);
 	}
-	fprintf(out, "; %llu empty extents, %llu THP splits\n",
-		(unsigned long long)v[PTS_C_LV_EMPTY],
-		(unsigned long long)v[PTS_C_LV_SPLITS]);
 }
 
-static void folio_lookups_text(FILE *out, const struct pts_snapshot *s,
-			       bool hists)
+/* single values, one per line */
+static void plain_lines(FILE *out, const struct pts_schema_ctx *sc,
+			const struct pts_section *sec,
+			const struct pts_snapshot *s)
 {
-	const struct pts_hist *h = &s->hists.h[PTS_H_VNF_NS];
-	char mean[32];
+	const struct pts_field *f;
+	char buf[32];
+	size_t i;
 
-	fprintf(out, "\nvm_normal_folio() inside move_page_tables: %llu calls, "
-		"mean %s\n", (unsigned long long)s->counters.v[PTS_C_VNF_CALLS],
-		h->count ? fmt_ns(mean, sizeof(mean), hist_mean(h)) : "-");
-	if (hists && h->count)
-		hist_print(out, h, "nsecs");
-}
-
-static void fault_row(FILE *out, const struct pts_report *rep,
-		      const struct pts_snapshot *s, unsigned int order, bool funcs)
-{
-	const struct pts_hist *lat = &s->hists.h[PTS_H_FAULT_NS + order];
-	char size[16], mean[32];
-
-	fprintf(out, "  %-6s %5u %10llu %10llu",
-		fmt_order_size(size, sizeof(size), order, rep->page_size), order,
-		(unsigned long long)s->counters.v[PTS_C_FAULT_ALLOC + order],
-		(unsigned long long)s->counters.v[PTS_C_FAULT_FALLBACK + order]);
-	if (funcs)
-		fprintf(out, " %10llu %10s",
-			(unsigned long long)s->counters.v[PTS_C_FAULT_FALLBACK_CHARGE + order],
-			lat->count ? fmt_ns(mean, sizeof(mean), hist_mean(lat)) : "-");
-	fputc('\n', out);
-}
-
-static void faults_text(FILE *out, const struct pts_report *rep,
-			const struct pts_snapshot *s, bool hists)
-{
-	bool funcs = report_has_fault_funcs(rep);
-	const struct pts_hist *lat;
-	char size[16];
-	unsigned int order;
-
-	fprintf(out, "\nanonymous page faults by folio size\n");
-	fprintf(out, "  %-6s %5s %10s %10s", "size", "order", "alloc", "fallback");
-	if (funcs)
-		fprintf(out, " %10s %10s", "charge-fb", "mean lat");
-	fputc('\n', out);
-	for (order = 0; order < PTS_MAX_ORDER; order++) {
-		if (!s->counters.v[PTS_C_FAULT_ALLOC + order] &&
-		    !s->counters.v[PTS_C_FAULT_FALLBACK + order] &&
-		    order != 4 && order != 9 && !(funcs && order == 0))
+	for (i = 0; i < pts_nr_fields; i++) {
+		f = &pts_fields[i];
+		if (!in_block(sc, sec, f) || f->label != PTS_LABEL_NONE ||
+		    in_fixed_table(sc, f))
 			continue;
-		fault_row(out, rep, s, order, funcs);
+		fprintf(out, "  %-30s %s%s\n", f->title,
+			f->kind == PTS_FIELD_HIST ? "mean " : "",
+			cell(buf, sizeof(buf), f, s, 0));
 	}
-	if (!funcs) {
-		fprintf(out, "  (order 0, charge fallbacks and fault latency need "
-			"the fentry or kprobe path)\n");
+}
+
+/* "SCAN_SUCCEED=3 SCAN_PMD_NULL=1" */
+static void result_line(FILE *out, const struct pts_schema_ctx *sc,
+			const struct pts_section *sec,
+			const struct pts_snapshot *s)
+{
+	const struct pts_field *f = first_labelled(sc, sec, PTS_LABEL_RESULT);
+	char buf[32];
+	unsigned int st;
+	int seen = 0;
+
+	if (!f)
 		return;
-	}
-	fprintf(out, "  huge zero page mapped by %llu read faults\n",
-		(unsigned long long)s->counters.v[PTS_C_FAULT_ZERO_PAGE]);
-	for (order = 0; hists && order < PTS_MAX_ORDER; order++) {
-		lat = &s->hists.h[PTS_H_FAULT_NS + order];
-		if (!lat->count)
+	fprintf(out, " ");
+	for (st = 0; st < schema_label_count(f); st++) {
+		if (!schema_label_shown(sc, f, s, st))
 			continue;
-		fprintf(out, "\n  fault latency, %s folios (count %llu, sum %llu ns)\n",
-			fmt_order_size(size, sizeof(size), order, rep->page_size),
-			(unsigned long long)lat->count, (unsigned long long)lat->sum);
-		hist_print(out, lat, "nsecs");
-	}
-}
-
-static void collapse_text(FILE *out, const struct pts_report *rep,
-			  const struct pts_snapshot *s)
-{
-	const char *name;
-	int st, seen = 0;
-
-	fprintf(out, "\nkhugepaged collapses (system-wide):");
-	for (st = 0; st < PTS_COLLAPSE_STATUSES; st++) {
-		uint64_t n = s->counters.v[PTS_C_COLLAPSE + st];
-
-		if (!n)
-			continue;
-		name = kfeatures_enum_name(rep->kf, "scan_result", st);
-		if (name)
-			fprintf(out, " %s=%llu", name, (unsigned long long)n);
-		else
-			fprintf(out, " status_%d=%llu", st, (unsigned long long)n);
+		fprintf(out, " %s=%llu",
+			schema_label_value(sc, f, st, buf, sizeof(buf)),
+			(unsigned long long)schema_counter(f, s, st));
 		seen++;
 	}
 	fprintf(out, "%s\n", seen ? "" : " none");
 }
 
-static void unavailable_text(FILE *out, const struct pts_report *rep,
-			     const char *metric, const char *title)
+/* say which fields this attach path cannot give, never print them as 0 */
+static void missing_line(FILE *out, const struct pts_schema_ctx *sc,
+			 const struct pts_section *sec)
 {
-	const struct pts_choice *ch = engine_choice(rep->eng, metric);
+	const char *sep = "  not measured on this attach path: ";
+	size_t i;
+
+	for (i = 0; i < pts_nr_fields; i++) {
+		if (pts_fields[i].section != sec ||
+		    schema_field_present(sc, &pts_fields[i]))
+			continue;
+		fprintf(out, "%s%s", sep, pts_fields[i].title);
+		sep = ", ";
+	}
+	if (strcmp(sep, ", ") == 0)
+		fprintf(out, " (see 'ptscope probe')\n");
+}
+
+/* every histogram of @sec with values, drawn */
+static void section_hists(FILE *out, const struct pts_schema_ctx *sc,
+			  const struct pts_section *sec,
+			  const struct pts_snapshot *s)
+{
+	const struct pts_hist *h;
+	const struct pts_field *f;
+	char label[32];
+	unsigned int v;
+	size_t i;
+
+	for (i = 0; i < pts_nr_fields; i++) {
+		f = &pts_fields[i];
+		if (!in_block(sc, sec, f) || f->kind != PTS_FIELD_HIST)
+			continue;
+		for (v = 0; v < schema_label_count(f); v++) {
+			h = schema_hist(f, s, v);
+			if (!h->count || (f->label != PTS_LABEL_NONE &&
+					  !schema_label_shown(sc, f, s, v)))
+				continue;
+			fprintf(out, "\n  %s %s", sec->key, f->key);
+			if (f->label != PTS_LABEL_NONE)
+				fprintf(out, ", %s %s", schema_label_name(f),
+					schema_label_value(sc, f, v, label,
+							   sizeof(label)));
+			fprintf(out, " (count %llu, sum %llu)\n",
+				(unsigned long long)h->count,
+				(unsigned long long)h->sum);
+			hist_print(out, h, f->unit == PTS_UNIT_NS ? "nsecs" :
+				   "ptes");
+		}
+	}
+}
+
+static void unavailable_text(FILE *out, const struct pts_report *rep,
+			     const struct pts_section *sec)
+{
+	const struct pts_choice *ch = engine_choice(rep->eng, sec->metric);
 	char reason[1024];
 
 	if (!ch)
 		return;
 	engine_unavailable_reason(ch, reason, sizeof(reason));
-	fprintf(out, "\n%s: unavailable (%s)\n", title, reason);
+	fprintf(out, "\n%s: unavailable (%s)\n", sec->title, reason);
 }
 
 void report_snapshot_text(FILE *out, const struct pts_report *rep,
 			  const struct pts_snapshot *s, bool hists)
 {
-	const struct pts_engine *eng = rep->eng;
+	const struct pts_section *sec;
+	struct pts_schema_ctx sc;
+	size_t i;
 
-	if (engine_available(eng, "mremap.calls"))
-		mremap_text(out, s, hists);
-	else
-		unavailable_text(out, rep, "mremap.calls", "mremap calls");
-	if (engine_available(eng, "mremap.move_page_tables"))
-		mpt_text(out, s, hists);
-	else
-		unavailable_text(out, rep, "mremap.move_page_tables",
-				 "move_page_tables");
-	if (engine_available(eng, "mremap.levels"))
-		levels_text(out, rep, s);
-	else
-		unavailable_text(out, rep, "mremap.levels",
-				 "PUD/PMD/PTE entries moved");
-	if (engine_available(eng, "mremap.folio_lookups"))
-		folio_lookups_text(out, s, hists);
-	else
-		unavailable_text(out, rep, "mremap.folio_lookups",
-				 "vm_normal_folio() inside move_page_tables");
-	if (engine_available(eng, "thp.fault_alloc"))
-		faults_text(out, rep, s, hists);
-	else
-		unavailable_text(out, rep, "thp.fault_alloc", "hugepage faults");
-	if (engine_available(eng, "thp.collapse"))
-		collapse_text(out, rep, s);
-	fprintf(out, "\ndrops: inflight map full %llu, process map full %llu, "
-		"traced map full %llu\n",
-		(unsigned long long)s->counters.v[PTS_C_DROP_START_MAP],
-		(unsigned long long)s->counters.v[PTS_C_DROP_PROC_MAP],
-		(unsigned long long)s->counters.v[PTS_C_DROP_TRACED_MAP]);
+	report_schema_ctx(rep, &sc);
+	for (i = 0; i < pts_nr_sections; i++) {
+		sec = &pts_sections[i];
+		if (!schema_section_attached(&sc, sec)) {
+			unavailable_text(out, rep, sec);
+			continue;
+		}
+		fprintf(out, "\n%s%s", sec->title,
+			first_labelled(&sc, sec, PTS_LABEL_RESULT) ? ":" : "\n");
+		result_line(out, &sc, sec, s);
+		label_table(out, &sc, sec, s, PTS_LABEL_CLASS);
+		label_table(out, &sc, sec, s, PTS_LABEL_ORDER);
+		fixed_table(out, &sc, sec, s);
+		plain_lines(out, &sc, sec, s);
+		missing_line(out, &sc, sec);
+		if (hists)
+			section_hists(out, &sc, sec, s);
+	}
 }

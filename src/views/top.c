@@ -18,6 +18,7 @@
 #include "export/privdrop.h"
 #include "data/format.h"
 #include "data/hist.h"
+#include "data/schema.h"
 #include "views/report.h"
 #include "data/session.h"
 #include "views/views.h"
@@ -77,13 +78,15 @@ static void hist_line(FILE *out, const char *title, const struct pts_hist *h)
 		fmt_ns(lo, sizeof(lo), hist_mean(h)));
 }
 
-static __u64 sum_counters(const struct pts_snapshot *s, int first, int n)
+/* the sum over all rows of schema section @section */
+static __u64 section_total(const char *section, const struct pts_snapshot *s)
 {
 	__u64 total = 0;
-	int i;
+	size_t i;
 
-	for (i = 0; i < n; i++)
-		total += s->counters.v[first + i];
+	for (i = 0; i < pts_nr_fields; i++)
+		if (!strcmp(pts_fields[i].section->key, section))
+			total += schema_counter_total(&pts_fields[i], s);
 	return total;
 }
 
@@ -99,26 +102,33 @@ static void top_header(FILE *out, const struct pts_session *s,
 	report_metric_line(out, &s->rep);
 }
 
-static void top_totals(FILE *out, const struct pts_snapshot *d)
+/* mremap calls per class, 64 KiB and PMD-size faults, drops */
+static void top_totals(FILE *out, const struct pts_snapshot *d,
+		       uint64_t page_size)
 {
+	const struct pts_field *calls = schema_find("mremap", "calls");
+	const struct pts_field *alloc = schema_find("hugepage_faults", "alloc");
+	const struct pts_field *fallback = schema_find("hugepage_faults",
+						       "fallback");
+	unsigned int small = schema_order_64k(page_size);
+	unsigned int pmd = schema_order_pmd(page_size);
 	double secs = d->mono_s > 0 ? d->mono_s : 1;
-	const __u64 *v = d->counters.v;
+	char small_s[16], pmd_s[16];
+	unsigned int c;
 
-	fprintf(out, "\nmremap/s %.1f: pud %llu pmd %llu pte %llu in-place %llu "
-		"failed %llu | hugepage faults/s %.1f: 64K %llu 2M %llu "
-		"fallback %llu | drops %llu\n",
-		sum_counters(d, PTS_C_MREMAP_CALLS, PTS_MREMAP_CLASSES) / secs,
-		(unsigned long long)v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PUD],
-		(unsigned long long)v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD],
-		(unsigned long long)v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PTE],
-		(unsigned long long)v[PTS_C_MREMAP_CALLS + PTS_MREMAP_INPLACE],
-		(unsigned long long)v[PTS_C_MREMAP_CALLS + PTS_MREMAP_FAILED],
-		sum_counters(d, PTS_C_FAULT_ALLOC, PTS_MAX_ORDER) / secs,
-		(unsigned long long)v[PTS_C_FAULT_ALLOC + 4],
-		(unsigned long long)v[PTS_C_FAULT_ALLOC + 9],
-		(unsigned long long)sum_counters(d, PTS_C_FAULT_FALLBACK,
-						 PTS_MAX_ORDER),
-		(unsigned long long)sum_counters(d, PTS_C_DROP_START_MAP, 3));
+	fprintf(out, "\nmremap/s %.1f:",
+		schema_counter_total(calls, d) / secs);
+	for (c = 0; c < schema_label_count(calls); c++)
+		fprintf(out, " %s %llu", mremap_class_name(c),
+			(unsigned long long)schema_counter(calls, d, c));
+	fprintf(out, " | hugepage faults/s %.1f: %s %llu %s %llu fallback %llu "
+		"| drops %llu\n", schema_counter_total(alloc, d) / secs,
+		fmt_order_size(small_s, sizeof(small_s), small, page_size),
+		(unsigned long long)schema_counter(alloc, d, small),
+		fmt_order_size(pmd_s, sizeof(pmd_s), pmd, page_size),
+		(unsigned long long)schema_counter(alloc, d, pmd),
+		(unsigned long long)schema_counter_total(fallback, d),
+		(unsigned long long)section_total("drops", d));
 }
 
 void top_sort(struct pts_snapshot *d, enum pts_sort key)
@@ -129,17 +139,25 @@ void top_sort(struct pts_snapshot *d, enum pts_sort key)
 		qsort(d->procs, d->nr_procs, sizeof(*d->procs), cmp_procs);
 }
 
-static void top_table(FILE *out, struct pts_snapshot *d, int rows)
+/* per process: the 64 KiB and PMD sizes of this kernel's page size */
+static void top_table(FILE *out, struct pts_snapshot *d, int rows,
+		      uint64_t page_size)
 {
-	char lat[32], comm[FMT_COMM_LEN];
+	unsigned int small = schema_order_64k(page_size);
+	unsigned int pmd = schema_order_pmd(page_size);
+	char lat[32], comm[FMT_COMM_LEN], size[16], small_s[20], pmd_s[20];
 	size_t i;
 
+	snprintf(small_s, sizeof(small_s), "F-%s",
+		 fmt_order_size(size, sizeof(size), small, page_size));
+	snprintf(pmd_s, sizeof(pmd_s), "F-%s",
+		 fmt_order_size(size, sizeof(size), pmd, page_size));
 	top_sort(d, sort_key);
 	fprintf(out, "\nmremap calls per alignment class (PUD/PMD/PTE/INPLACE), "
 		"hugepage faults per size (F-*)");
 	fprintf(out, "\n%7s %-16s %7s %5s %5s %6s %8s %9s %7s %7s %8s\n", "PID",
 		"COMM", "MREMAP", "PUD", "PMD", "PTE", "INPLACE", "MEAN-LAT",
-		"F-64K", "F-2M", "F-FALLBK");
+		small_s, pmd_s, "F-FALLBK");
 	for (i = 0; i < d->nr_procs && (int)i < rows; i++) {
 		const struct pts_proc *p = &d->procs[i].stats;
 		__u64 calls = proc_total_mremap(p);
@@ -160,8 +178,8 @@ static void top_table(FILE *out, struct pts_snapshot *d, int rows)
 			(unsigned long long)p->mremap_calls[PTS_MREMAP_INPLACE],
 			calls ? fmt_ns(lat, sizeof(lat),
 				       (double)p->mremap_ns / calls) : "-",
-			(unsigned long long)p->fault_alloc[4],
-			(unsigned long long)p->fault_alloc[9],
+			(unsigned long long)p->fault_alloc[small],
+			(unsigned long long)p->fault_alloc[pmd],
 			(unsigned long long)fallback);
 	}
 }
@@ -185,9 +203,9 @@ static void render_text(FILE *out, struct pts_session *s,
 	for (c = 0; c < PTS_MREMAP_CLASSES; c++)
 		hist_merge(&all, &d->hists.h[PTS_H_MREMAP_NS + c]);
 	top_header(out, s, d);
-	top_totals(out, d);
+	top_totals(out, d, s->rep.page_size);
 	hist_line(out, "mremap latency", &all);
-	top_table(out, d, rows);
+	top_table(out, d, rows, s->rep.page_size);
 }
 
 /* the errno of a failed write to @out since it was opened, else 0 */
