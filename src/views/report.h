@@ -15,6 +15,9 @@ struct pts_report {
 	const struct pts_engine *eng;
 	const struct pts_kfeatures *kf;
 	uint64_t page_size;
+	/* khugepaged result names; NULL: from kf's BTF */
+	pts_result_name_fn result_name;
+	const void *result_ctx;
 };
 
 json_object *report_system_json(const struct pts_report *rep);

@@ -289,7 +289,10 @@ void report_schema_ctx(const struct pts_report *rep, struct pts_schema_ctx *sc)
 	memset(sc, 0, sizeof(*sc));
 	sc->eng = rep->eng;
 	sc->page_size = rep->page_size;
-	if (rep->kf && rep->kf->btf) {
+	if (rep->result_name) {
+		sc->result_name = rep->result_name;
+		sc->result_ctx = rep->result_ctx;
+	} else if (rep->kf && rep->kf->btf) {
 		sc->result_name = collapse_name;
 		sc->result_ctx = rep->kf;
 	}

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "engine/engine.h"
 #include "export/prom.h"
+#include "fake_engine.h"
 
 #define PMD_BUCKET	"ptscope_mremap_duration_seconds_bucket{class=\"pmd\""
 
@@ -41,45 +42,13 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct pts_choice *choice(const char *metric)
-{
-	int i;
-
-	for (i = 0; i < eng.nr_choices; i++)
-		if (!strcmp(eng.choices[i].metric->name, metric))
-			return &eng.choices[i];
-	fail_msg("no metric %s in the catalog", metric);
-	return NULL;
-}
-
-/* attach @metric through its first implemented candidate with/without @flag */
-static void attach(const char *metric, unsigned int flag, bool with)
-{
-	struct pts_choice *ch = choice(metric);
-	const struct pts_candidate *c;
-	int i;
-
-	for (i = 0; i < ch->metric->nr_cands; i++) {
-		c = &ch->metric->cands[i];
-		/* the patched tracepoints only when asked for by their flag */
-		if (c->kind == PTS_PATH_PATCHED && !(c->cfg_flags & flag))
-			continue;
-		if (c->progs[0] && !!(c->cfg_flags & flag) == with) {
-			ch->chosen = i;
-			return;
-		}
-	}
-	fail_msg("%s has no candidate %s flag %#x", metric,
-		 with ? "with" : "without", flag);
-}
-
 static void attach_all(bool pte_marker, bool fault_funcs)
 {
-	attach("mremap.calls", 0, false);
-	attach("mremap.move_page_tables", 0, false);
-	attach("mremap.levels", PTS_CFG_PTE_MARKER, pte_marker);
-	attach("thp.fault_alloc", PTS_CFG_FAULT_FUNCS, fault_funcs);
-	attach("thp.collapse", 0, false);
+	fake_attach(&eng, "mremap.calls", 0, false);
+	fake_attach(&eng, "mremap.move_page_tables", 0, false);
+	fake_attach(&eng, "mremap.levels", PTS_CFG_PTE_MARKER, pte_marker);
+	fake_attach(&eng, "thp.fault_alloc", PTS_CFG_FAULT_FUNCS, fault_funcs);
+	fake_attach(&eng, "thp.collapse", 0, false);
 }
 
 static const char *fake_collapse_name(const void *ctx, int status)
@@ -200,7 +169,7 @@ static void test_bucket_bounds(void **state)
 	char want[128];
 	int slot, n = 0;
 
-	attach("mremap.calls", 0, false);
+	fake_attach(&eng, "mremap.calls", 0, false);
 	text = render();
 	for (slot = PROM_HIST_FIRST_SLOT; slot <= PROM_HIST_LAST_SLOT; slot++) {
 		uint64_t high = (1ULL << (slot + 1)) - 1;
@@ -230,7 +199,7 @@ static void test_bucket_counts(void **state)
 	struct pts_hist *h = &snap.hists.h[PTS_H_MREMAP_NS + PTS_MREMAP_PMD];
 	const char *text;
 
-	attach("mremap.calls", 0, false);
+	fake_attach(&eng, "mremap.calls", 0, false);
 	h->slots[0] = 1;	/* 0 or 1 ns */
 	h->slots[5] = 2;	/* below the first bucket: counted in it */
 	h->slots[6] = 1;
@@ -260,7 +229,7 @@ static void test_count_matches_inf(void **state)
 	struct pts_hist *h = &snap.hists.h[PTS_H_MREMAP_NS + PTS_MREMAP_PTE];
 	const char *text;
 
-	attach("mremap.calls", 0, false);
+	fake_attach(&eng, "mremap.calls", 0, false);
 	h->slots[12] = 2;
 	h->count = 1;
 	text = render();
@@ -368,7 +337,7 @@ static void test_mremap_only(void **state)
 {
 	const char *text;
 
-	attach("mremap.calls", 0, false);
+	fake_attach(&eng, "mremap.calls", 0, false);
 	snap.counters.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 5;
 	snap.counters.v[PTS_C_MREMAP_OLD_BYTES + PTS_MREMAP_PMD] = 80 << 20;
 	snap.counters.v[PTS_C_MREMAP_NEW_BYTES + PTS_MREMAP_FAILED] = 4096;
@@ -461,7 +430,7 @@ static void test_collapse_results(void **state)
 {
 	const char *text;
 
-	attach("thp.collapse", 0, false);
+	fake_attach(&eng, "thp.collapse", 0, false);
 	snap.counters.v[PTS_C_COLLAPSE + 3] = 2;
 	snap.counters.v[PTS_C_COLLAPSE + 5] = 1;
 	text = render();
