@@ -37,6 +37,10 @@
 
 #define PROG_NAME	"ptscope-bench"
 
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP	4	/* uapi linux/mman.h, Linux 5.7 */
+#endif
+
 #define EXIT_RUNTIME	1
 #define EXIT_USAGE	2
 
@@ -92,6 +96,7 @@ enum opt_code {
 	OPT_DST_OFFSET,
 	OPT_THP,
 	OPT_NO_POPULATE,
+	OPT_DONTUNMAP,
 	OPT_START,
 	OPT_STEP,
 	OPT_RUNS,
@@ -119,6 +124,7 @@ struct bench_args {
 	const char *align_text;		/* --align as typed */
 	enum thp_mode thp;
 	bool populate;
+	bool dontunmap;
 	unsigned int seen;
 };
 
@@ -130,6 +136,7 @@ struct move_plan {
 	uint64_t dst_extra;
 	enum thp_mode thp;
 	bool populate;
+	bool dontunmap;		/* MREMAP_DONTUNMAP: the source stays mapped */
 	char *window;
 	uint64_t window_len;
 	char *src;
@@ -165,13 +172,14 @@ static const char usage_text[] =
 "Commands:\n"
 "  mremap --size SIZE --align pud|pmd|page --count N\n"
 "         [--src-offset BYTES] [--dst-offset BYTES]\n"
-"         [--thp never|default|always] [--no-populate]\n"
+"         [--thp never|default|always] [--no-populate] [--dontunmap]\n"
 "      Map, populate and move a region N times with\n"
 "      mremap(MREMAP_MAYMOVE|MREMAP_FIXED) between fixed addresses:\n"
 "        pud   src and dst 1 GiB aligned\n"
 "        pmd   src and dst 2 MiB aligned, not 1 GiB aligned\n"
 "        page  src and dst page aligned, offsets differ mod 2 MiB\n"
-"      The offsets (page multiples) shift src/dst further.\n"
+"      The offsets (page multiples) shift src/dst further.  --dontunmap\n"
+"      adds MREMAP_DONTUNMAP (the source stays mapped, empty).\n"
 "\n"
 "  grow --start SIZE --step SIZE --count N\n"
 "      Map SIZE bytes, then grow it N times by STEP with\n"
@@ -420,6 +428,9 @@ static int store_option(struct bench_args *args, int code, const char *value)
 	case OPT_ALIGN:
 		/* pud|pmd|page for mremap, a size for fault: checked later */
 		args->align_text = value;
+		return 0;
+	case OPT_DONTUNMAP:
+		args->dontunmap = true;
 		return 0;
 	case OPT_NO_POPULATE:
 		args->populate = false;
@@ -755,7 +766,8 @@ static int move_once(const struct move_plan *plan, uint64_t iteration,
 
 	before = now_ns();
 	moved = mremap(plan->src, plan->size, plan->size,
-		       MREMAP_MAYMOVE | MREMAP_FIXED, plan->dst);
+		       MREMAP_MAYMOVE | MREMAP_FIXED |
+		       (plan->dontunmap ? MREMAP_DONTUNMAP : 0), plan->dst);
 	after = now_ns();
 	if (moved == MAP_FAILED)
 		return fail_errno("mremap %p -> %p (%" PRIu64 " bytes)",
@@ -814,6 +826,7 @@ static int cmd_mremap(int argc, char **argv)
 		{ "dst-offset",	 required_argument, NULL, OPT_DST_OFFSET },
 		{ "thp",	 required_argument, NULL, OPT_THP },
 		{ "no-populate", no_argument,	    NULL, OPT_NO_POPULATE },
+		{ "dontunmap",	 no_argument,	    NULL, OPT_DONTUNMAP },
 		{ "help",	 no_argument,	    NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -841,6 +854,7 @@ static int cmd_mremap(int argc, char **argv)
 	plan.dst_extra = args.dst_extra;
 	plan.thp = args.thp;
 	plan.populate = args.populate;
+	plan.dontunmap = args.dontunmap;
 	ret = run_mremap_loop(&plan, args.count);
 out:
 	return ret;

@@ -15,6 +15,9 @@
 #error "ptscope: unsupported architecture"
 #endif
 
+/* include/uapi/linux/mman.h (5.7): move, keep the source mapped */
+#define MREMAP_DONTUNMAP 4
+
 char LICENSE[] SEC("license") = "GPL";
 
 /* a PTE table read by the PTE-level marker */
@@ -137,6 +140,8 @@ static __always_inline void mremap_exit(long ret)
 	count_add(PTS_C_MREMAP_CALLS + class, 1);
 	count_add(PTS_C_MREMAP_OLD_BYTES + class, s->old_len);
 	count_add(PTS_C_MREMAP_NEW_BYTES + class, s->new_len);
+	if (class != PTS_MREMAP_FAILED && (s->flags & MREMAP_DONTUNMAP))
+		count_add(PTS_C_MREMAP_DONTUNMAP, 1);
 	hist_add(PTS_H_MREMAP_NS + class, delta);
 	proc = current_proc();
 	if (proc) {

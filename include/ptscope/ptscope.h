@@ -73,6 +73,7 @@ enum pts_counter {
 	PTS_C_DROP_TRACED_MAP,
 	PTS_C_DROP_RINGBUF,	/* snoop events the ring buffer had no room for */
 	PTS_C_PROCS_EXITED,	/* rows moved to procs_exited */
+	PTS_C_MREMAP_DONTUNMAP,	/* successful moves with MREMAP_DONTUNMAP */
 	PTS_NR_COUNTERS,
 };
 

@@ -72,6 +72,13 @@ const struct pts_field pts_fields[] = {
 	  .prom = "ptscope_mremap_duration_seconds",
 	  .prom_help = "mremap syscall duration by class (log2 buckets).",
 	  .title = "mean lat", .diff = "latency_mean_ns", .json_total = true },
+	/* MREMAP_DONTUNMAP (5.7): tables moved, the source VMA kept (empty) */
+	{ S(SEC_MREMAP), "dontunmap_calls", PTS_FIELD_COUNTER, PTS_LABEL_NONE,
+	  PTS_UNIT_COUNT, PTS_C_MREMAP_DONTUNMAP,
+	  .prom = "ptscope_mremap_dontunmap_calls_total",
+	  .prom_help = "mremap calls with MREMAP_DONTUNMAP that moved the "
+		"mapping and left the source mapped (empty).",
+	  .title = "MREMAP_DONTUNMAP moves", .diff = "dontunmap_calls" },
 
 	/* move_page_tables(): mremap moves and exec stack relocation */
 	{ S(SEC_MPT), "calls", PTS_FIELD_COUNTER, PTS_LABEL_NONE,

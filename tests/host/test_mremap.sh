@@ -37,6 +37,18 @@ else
 	not_ok "ptscope stat on 16M pmd-aligned mremap"
 fi
 
+# MREMAP_DONTUNMAP: moves like any other, and is counted as such; the
+# plain moves above and below made none
+if stat_json "$TMP/dontunmap.json" "$BENCH" mremap --size 4M --align pmd --count 4 --dontunmap; then
+	expect_classes "4M pmd-aligned, MREMAP_DONTUNMAP x4" "$TMP/dontunmap.json" 0 4 0 0 0
+	check_eq "MREMAP_DONTUNMAP x4: dontunmap calls" 4 \
+		"$(json "$TMP/dontunmap.json" "d['counters']['mremap']['dontunmap_calls']")"
+	check_eq "plain 16M pmd-aligned x3: dontunmap calls" 0 \
+		"$(json "$TMP/pmd.json" "d['counters']['mremap']['dontunmap_calls']")"
+else
+	not_ok "ptscope stat on MREMAP_DONTUNMAP mremap"
+fi
+
 # 16 MiB at 1 GiB-aligned addresses: too short for a whole PUD
 if stat_json "$TMP/short.json" "$BENCH" mremap --size 16M --align pud --count 1; then
 	expect_classes "16M at pud-aligned addresses" "$TMP/short.json" 0 1 0 0 0

@@ -208,7 +208,7 @@ static void json_section(struct value_set *set, const char *sec,
 			}
 		} else if (result_section(sec)) {
 			json_value(set, val, sec, "", key);
-		} else if (json_object_object_get_ex(obj, "classes", NULL)) {
+		} else if (schema_find(sec, key) && schema_find(sec, key)->json_total) {
 			json_value(totals, val, sec, key, "");	/* a class total */
 		} else {
 			json_value(set, val, sec, key, "");
