@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "engine/obj_ids.h"
 
 enum pts_path_kind {
 	PTS_PATH_PATCHED = 0,	/* tracepoints added by kernel/ patches */
@@ -16,6 +17,9 @@ enum pts_path_kind {
 	PTS_PATH_TRACEPOINT,	/* stock tracepoints, tp_btf or tracefs */
 	PTS_PATH_KINDS,
 };
+
+/* --mode auto: every metric may use any kind (else one enum pts_path_kind) */
+#define PTS_MODE_AUTO	(-1)
 
 enum pts_req_kind {
 	PTS_REQ_NONE = 0,
@@ -38,13 +42,6 @@ struct pts_req {
 	const char *name;
 	const char *arg;
 	int nargs;
-};
-
-enum pts_obj_id {
-	PTS_OBJ_MREMAP = 0,
-	PTS_OBJ_THP,
-	PTS_OBJ_TASK,
-	PTS_NR_OBJS,
 };
 
 #define PTS_MAX_PROGS	8

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include <ptscope/ptscope.h>
-#include "engine/catalog.h"
+#include "engine/obj_ids.h"
 
 struct bpf_object;
 struct bpf_program;

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine/catalog.h"
-#include "engine/engine.h"
 #include "views/options.h"
 
 static const char usage_text[] =

@@ -18,7 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "engine/catalog.h"
-#include "engine/engine.h"
 #include "views/options.h"
 
 #define ERR_LEN 256
