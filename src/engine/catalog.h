@@ -23,14 +23,12 @@ enum pts_path_kind {
 
 enum pts_req_kind {
 	PTS_REQ_NONE = 0,
-	PTS_REQ_BTF_FUNC,	/* kernel BTF has this FUNC */
 	PTS_REQ_SYMBOL,		/* kallsyms has this exact symbol (not inlined) */
 	PTS_REQ_FENTRY,		/* a fentry program really loads and attaches */
 	PTS_REQ_KPROBE,		/* kprobes are built in and the symbol exists */
 	PTS_REQ_TRACEFS_EVENT,	/* tracefs has events/<name> ("cat/event") */
 	PTS_REQ_BTF_TRACE,	/* BTF has typedef btf_trace_<name> (tp_btf) */
 	PTS_REQ_ARG0_STRUCT,	/* FUNC's first argument points to struct <arg> */
-	PTS_REQ_NOT_ARG0_STRUCT,	/* ... and the opposite */
 	PTS_REQ_NARGS,		/* FUNC has exactly <nargs> arguments */
 	PTS_REQ_METRIC_PATH,	/* metric <name> attached by the same kind */
 	PTS_REQ_METRIC,		/* metric <name> attached by any path */

@@ -69,7 +69,7 @@ static int parse_seconds(const char *arg, double *out)
  * The kernel hands out pids below /proc/sys/kernel/pid_max (it allocates
  * in [1, pid_max)); PID_MAX_LIMIT (4 Mi) when the file cannot be read.
  */
-long options_pid_max(void)
+static long options_pid_max(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
 	long max = 0;
