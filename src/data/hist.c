@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * log2 histograms.  Slot i holds values in [2^i, 2^(i+1)); slot 0 holds
- * 0 and 1.  The BPF programs use the same pts_log2_slot().
+ * 0 and 1.  The BPF programs fill the slots with pts_log2_slot()
+ * (include/ptscope/log2.h); the bounds here are checked against it in
+ * tests/unit/test_hist.c and against the kernel's own counts in
+ * tests/host/test_hist.sh.
  */
 #include "data/hist.h"
-#include <ptscope/log2.h>
-
-unsigned int hist_slot(uint64_t value)
-{
-	return pts_log2_slot(value);
-}
 
 uint64_t hist_slot_low(unsigned int slot)
 {
@@ -37,25 +34,6 @@ int hist_highest_slot(const struct pts_hist *h)
 double hist_mean(const struct pts_hist *h)
 {
 	return h->count ? (double)h->sum / (double)h->count : 0.0;
-}
-
-/* upper bound of the slot that holds the pct-th percentile */
-uint64_t hist_percentile_high(const struct pts_hist *h, double pct)
-{
-	uint64_t seen = 0, rank;
-	int i;
-
-	if (!h->count)
-		return 0;
-	rank = (uint64_t)(pct / 100.0 * (double)h->count + 0.5);
-	if (rank < 1)
-		rank = 1;
-	for (i = 0; i < PTS_HIST_SLOTS; i++) {
-		seen += h->slots[i];
-		if (seen >= rank)
-			return hist_slot_high(i);
-	}
-	return hist_slot_high(PTS_HIST_SLOTS - 1);
 }
 
 void hist_merge(struct pts_hist *dst, const struct pts_hist *src)

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "engine/obj_ids.h"
 
 enum pts_path_kind {
 	PTS_PATH_PATCHED = 0,	/* tracepoints added by kernel/ patches */
@@ -17,16 +18,17 @@ enum pts_path_kind {
 	PTS_PATH_KINDS,
 };
 
+/* --mode auto: every metric may use any kind (else one enum pts_path_kind) */
+#define PTS_MODE_AUTO	(-1)
+
 enum pts_req_kind {
 	PTS_REQ_NONE = 0,
-	PTS_REQ_BTF_FUNC,	/* kernel BTF has this FUNC */
 	PTS_REQ_SYMBOL,		/* kallsyms has this exact symbol (not inlined) */
 	PTS_REQ_FENTRY,		/* a fentry program really loads and attaches */
 	PTS_REQ_KPROBE,		/* kprobes are built in and the symbol exists */
 	PTS_REQ_TRACEFS_EVENT,	/* tracefs has events/<name> ("cat/event") */
 	PTS_REQ_BTF_TRACE,	/* BTF has typedef btf_trace_<name> (tp_btf) */
 	PTS_REQ_ARG0_STRUCT,	/* FUNC's first argument points to struct <arg> */
-	PTS_REQ_NOT_ARG0_STRUCT,	/* ... and the opposite */
 	PTS_REQ_NARGS,		/* FUNC has exactly <nargs> arguments */
 	PTS_REQ_METRIC_PATH,	/* metric <name> attached by the same kind */
 	PTS_REQ_METRIC,		/* metric <name> attached by any path */
@@ -38,13 +40,6 @@ struct pts_req {
 	const char *name;
 	const char *arg;
 	int nargs;
-};
-
-enum pts_obj_id {
-	PTS_OBJ_MREMAP = 0,
-	PTS_OBJ_THP,
-	PTS_OBJ_TASK,
-	PTS_NR_OBJS,
 };
 
 #define PTS_MAX_PROGS	8

@@ -14,7 +14,6 @@
 
 #define PTS_WHY_LEN	200
 #define PTS_MAX_LINKS	32
-#define PTS_MODE_AUTO	(-1)
 
 typedef int (*pts_check_fn)(void *ctx, const struct pts_req *req, char *why,
 			    size_t len);

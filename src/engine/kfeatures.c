@@ -20,9 +20,10 @@ static int cmp_str(const void *a, const void *b)
 /*
  * The direct map puts physical address pa at page_offset_base + pa on
  * x86-64 (randomized with CONFIG_RANDOMIZE_MEMORY) and at
- * (pa - memstart_addr) | PAGE_OFFSET on arm64 (memory.h).
+ * (pa - memstart_addr) | PAGE_OFFSET on arm64 (memory.h): the kallsyms
+ * name of the variable that places it.
  */
-const char *kfeatures_dmap_var_name(void)
+static const char *kfeatures_dmap_var_name(void)
 {
 #if defined(__x86_64__)
 	return "page_offset_base";
@@ -67,13 +68,16 @@ static int load_kallsyms(struct pts_kfeatures *kf)
 	return 0;
 }
 
-bool kfeatures_has_symbol(const struct pts_kfeatures *kf, const char *name)
+static bool kfeatures_has_symbol(const struct pts_kfeatures *kf,
+				 const char *name)
 {
 	return bsearch(&name, kf->ksyms, kf->nr_ksyms, sizeof(char *),
 		       cmp_str) != NULL;
 }
 
-const char *kfeatures_symbol_clone(const struct pts_kfeatures *kf, const char *name)
+/* first compiler clone "name.isra.0" / "name.constprop.0", or NULL */
+static const char *kfeatures_symbol_clone(const struct pts_kfeatures *kf,
+					  const char *name)
 {
 	size_t lo = 0, hi = kf->nr_ksyms, n = strlen(name);
 
@@ -360,15 +364,11 @@ static int check_proto(const struct pts_kfeatures *kf, const struct pts_req *req
 			 req->name, btf_vlen(proto), req->nargs);
 		return -EINVAL;
 	case PTS_REQ_ARG0_STRUCT:
-	case PTS_REQ_NOT_ARG0_STRUCT:
 		arg0 = arg0_struct(kf, proto);
-		if ((arg0 && !strcmp(arg0, req->arg)) ==
-		    (req->kind == PTS_REQ_ARG0_STRUCT))
+		if (arg0 && !strcmp(arg0, req->arg))
 			return 0;
-		snprintf(why, len, "%s %s struct %s * (prototype differs)",
-			 req->name,
-			 req->kind == PTS_REQ_ARG0_STRUCT ? "does not take" : "takes",
-			 req->arg);
+		snprintf(why, len, "%s does not take struct %s * (prototype "
+			 "differs)", req->name, req->arg);
 		return -EINVAL;
 	default:
 		return -EINVAL;
@@ -384,12 +384,6 @@ int kfeatures_check(void *ctx, const struct pts_req *req, char *why, size_t len)
 	case PTS_REQ_METRIC_PATH:	/* both decided by the engine */
 	case PTS_REQ_METRIC:
 		return 0;
-	case PTS_REQ_BTF_FUNC:
-		if (btf__find_by_name_kind(kf->btf, req->name, BTF_KIND_FUNC) >= 0)
-			return 0;
-		snprintf(why, len, "%s not in kernel BTF (inlined or renamed)",
-			 req->name);
-		return -ENOENT;
 	case PTS_REQ_SYMBOL:
 		if (kfeatures_has_symbol(kf, req->name))
 			return 0;
@@ -404,7 +398,6 @@ int kfeatures_check(void *ctx, const struct pts_req *req, char *why, size_t len)
 	case PTS_REQ_BTF_TRACE:
 		return check_btf_trace(kf, req->name, why, len);
 	case PTS_REQ_ARG0_STRUCT:
-	case PTS_REQ_NOT_ARG0_STRUCT:
 	case PTS_REQ_NARGS:
 		return check_proto(kf, req, why, len);
 	case PTS_REQ_DIRECT_MAP:

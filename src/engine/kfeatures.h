@@ -41,11 +41,6 @@ void kfeatures_free(struct pts_kfeatures *kf);
 /* 0 when @req holds; otherwise a reason in @why.  @ctx is a pts_kfeatures. */
 int kfeatures_check(void *ctx, const struct pts_req *req, char *why, size_t len);
 
-bool kfeatures_has_symbol(const struct pts_kfeatures *kf, const char *name);
-/* first compiler clone "name.isra.0" / "name.constprop.0", or NULL */
-/* the kallsyms name of the variable that places the direct map */
-const char *kfeatures_dmap_var_name(void);
-const char *kfeatures_symbol_clone(const struct pts_kfeatures *kf, const char *name);
 int kfeatures_enum_value(const struct pts_kfeatures *kf, const char *enumerator,
 		    long long *value);
 const char *kfeatures_enum_name(const struct pts_kfeatures *kf, const char *enum_type,

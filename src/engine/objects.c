@@ -7,12 +7,6 @@
 #include "thp.skel.h"
 #include "task.skel.h"
 
-static const char *const obj_names[PTS_NR_OBJS] = {
-	[PTS_OBJ_MREMAP] = "mremap",
-	[PTS_OBJ_THP] = "thp",
-	[PTS_OBJ_TASK] = "task",
-};
-
 /*
  * Maps every object declares (bpf/ptscope.bpf.h) and that all objects
  * share: the first object loaded creates them, the others reuse them.
@@ -38,11 +32,6 @@ static void objects_reset(struct pts_objects *objs)
 	objs->traced_fd = objs->events_fd = objs->procs_exited_fd = -1;
 	for (i = 0; i < PTS_NR_THREAD_MAPS; i++)
 		objs->thread_fds[i] = -1;
-}
-
-const char *object_name(enum pts_obj_id id)
-{
-	return id < PTS_NR_OBJS ? obj_names[id] : "?";
 }
 
 int objects_open(struct pts_objects *objs, const struct pts_config *cfg)

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include <ptscope/ptscope.h>
-#include "engine/catalog.h"
+#include "engine/obj_ids.h"
 
 struct bpf_object;
 struct bpf_program;
@@ -32,7 +32,6 @@ struct pts_objects {
 	int thread_fds[PTS_NR_THREAD_MAPS];
 };
 
-const char *object_name(enum pts_obj_id id);
 int objects_open(struct pts_objects *objs, const struct pts_config *cfg);
 /* turn off autoload of every program; objects_enable() turns one on */
 void objects_disable_all(struct pts_objects *objs);

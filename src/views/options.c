@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The command line.  One table of commands and one of options; getopt's
+ * structures, --help and the messages that list an option's values are
+ * made from them, the metric names from the catalog.
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -6,41 +11,129 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine/catalog.h"
-#include "engine/engine.h"
 #include "views/options.h"
 
-static const char usage_text[] =
-"Usage: ptscope [COMMAND] [OPTIONS]\n"
-"Trace mremap page-table moves and hugepage faults with eBPF.\n"
-"\n"
-"Commands:\n"
-"  top                live totals and per-process table (default)\n"
-"  stat [OPTS] -- CMD run CMD, trace it and its children, summarize at exit\n"
-"  probe              what this kernel offers and which path each metric uses\n"
-"  snoop              one line per event (each mremap, each hugepage fault)\n"
-"  export             serve Prometheus metrics (default 127.0.0.1:9477)\n"
-"  diff BASE NEW      compare two 'stat --json' recordings\n"
-"\n"
-"Options:\n"
-"  -p, --pid PID      only this process (tgid)\n"
-"  -c, --comm COMM    only tasks with this command name\n"
-"  -i, --interval S   top: refresh interval in seconds, at least 0.01\n"
-"                     (default 1)\n"
-"  -d, --duration S   top, snoop, export: stop after S seconds (default:\n"
-"                     until Ctrl-C)\n"
-"  -r, --rows N       top: per-process rows (default 20)\n"
-"  -s, --sort KEY     top: activity|mremap|faults|latency|pid (default activity)\n"
-"  -j, --json         JSON output\n"
-"  -o, --output FILE  write the report to FILE instead of stdout\n"
-"      --mode MODE    auto|patched|fentry|kprobe|tracepoint (default auto)\n"
-"      --listen A:P   export: address and port (default 127.0.0.1:9477);\n"
-"                     top: also serve /metrics there, off the same maps\n"
-"      --metric NAME  also attach this opt-in metric: mremap.folio_lookups\n"
-"                     (times every vm_normal_folio() call: costly)\n"
-"  -v, --verbose      libbpf debug output\n"
-"  -h, --help         this text\n"
-"  -V, --version      version\n"
-"\n"
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define CMD(c)		(1u << (c))
+
+/* long options without a letter */
+#define OPT_FIRST_LONG	256
+#define OPT_MODE	(OPT_FIRST_LONG + 0)
+#define OPT_LISTEN	(OPT_FIRST_LONG + 1)
+#define OPT_METRIC	(OPT_FIRST_LONG + 2)
+
+struct cmd_spec {
+	const char *name;
+	enum pts_command cmd;
+	const char *args;	/* what follows the name in --help */
+	const char *help;	/* NULL: not listed */
+};
+
+static const struct cmd_spec cmd_specs[] = {
+	{ "top", PTS_CMD_TOP, NULL,
+	  "live totals and per-process table (default)" },
+	{ "stat", PTS_CMD_STAT, "[OPTS] -- CMD",
+	  "run CMD, trace it and its children, summarize at exit" },
+	{ "probe", PTS_CMD_PROBE, NULL,
+	  "what this kernel offers and which path each metric uses" },
+	{ "snoop", PTS_CMD_SNOOP, NULL,
+	  "one line per event (each mremap, each hugepage fault)" },
+	{ "export", PTS_CMD_EXPORT, NULL,
+	  "serve Prometheus metrics (default 127.0.0.1:9477)" },
+	{ "diff", PTS_CMD_DIFF, "BASE NEW",
+	  "compare two 'stat --json' recordings" },
+	{ "help", PTS_CMD_HELP, NULL, NULL },
+};
+
+static const char *const sort_keys[] = {
+	[PTS_SORT_ACTIVITY] = "activity",
+	[PTS_SORT_MREMAP] = "mremap",
+	[PTS_SORT_FAULTS] = "faults",
+	[PTS_SORT_LATENCY] = "latency",
+	[PTS_SORT_PID] = "pid",
+};
+
+#define MAX_CHOICES	16
+
+/* the words an option's value can be: fills @words, returns how many */
+typedef int (*choices_fn)(const char **words);
+
+static int sort_choices(const char **words)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sort_keys); i++)
+		words[i] = sort_keys[i];
+	return ARRAY_SIZE(sort_keys);
+}
+
+static int mode_choices(const char **words)
+{
+	int i;
+
+	words[0] = "auto";
+	for (i = 0; i < PTS_PATH_KINDS; i++)
+		words[i + 1] = path_kind_name(i);
+	return PTS_PATH_KINDS + 1;
+}
+
+static int metric_choices(const char **words)
+{
+	int i, n = 0;
+
+	for (i = 0; i < pts_catalog_len && n < MAX_CHOICES; i++)
+		if (pts_catalog[i].opt_in)
+			words[n++] = pts_catalog[i].name;
+	return n;
+}
+
+struct opt_spec {
+	const char *name;	/* --name */
+	int val;		/* -letter, or an OPT_* for a long one only */
+	const char *arg;	/* its value's name in --help; NULL: no value */
+	unsigned int cmds;	/* CMD() of the commands it is for; 0: any */
+	const char *refuse;	/* non-NULL: other commands refuse it so */
+	const char *help;
+	choices_fn choices;	/* the values, after @help and in errors */
+	const char *dflt;	/* "(default ...)" after that */
+};
+
+static const struct opt_spec opt_specs[] = {
+	{ .name = "pid", .val = 'p', .arg = "PID",
+	  .help = "only this process (tgid)" },
+	{ .name = "comm", .val = 'c', .arg = "COMM",
+	  .help = "only tasks with this command name" },
+	{ .name = "interval", .val = 'i', .arg = "S", .cmds = CMD(PTS_CMD_TOP),
+	  .help = "refresh interval in seconds, at least 0.01", .dflt = "1" },
+	{ .name = "duration", .val = 'd', .arg = "S",
+	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_SNOOP) | CMD(PTS_CMD_EXPORT),
+	  .help = "stop after S seconds", .dflt = "until Ctrl-C" },
+	{ .name = "rows", .val = 'r', .arg = "N", .cmds = CMD(PTS_CMD_TOP),
+	  .help = "per-process rows", .dflt = "20" },
+	{ .name = "sort", .val = 's', .arg = "KEY", .cmds = CMD(PTS_CMD_TOP),
+	  .help = "sort by", .choices = sort_choices, .dflt = "activity" },
+	{ .name = "json", .val = 'j', .help = "JSON output" },
+	{ .name = "output", .val = 'o', .arg = "FILE",
+	  .help = "write the report to FILE instead of stdout" },
+	{ .name = "mode", .val = OPT_MODE, .arg = "MODE",
+	  .help = "attach paths to use:", .choices = mode_choices,
+	  .dflt = "auto" },
+	{ .name = "listen", .val = OPT_LISTEN, .arg = "A:P",
+	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_EXPORT),
+	  .refuse = "--listen applies to export and top only (top --listen "
+		    "also serves /metrics)",
+	  .help = "serve /metrics on this address and port; top only when "
+		  "given, off the same maps",
+	  .dflt = "127.0.0.1:9477" },
+	{ .name = "metric", .val = OPT_METRIC, .arg = "NAME",
+	  .help = "also attach an opt-in metric, off by default for its cost:",
+	  .choices = metric_choices },
+	{ .name = "verbose", .val = 'v', .help = "libbpf debug output" },
+	{ .name = "help", .val = 'h', .help = "this text" },
+	{ .name = "version", .val = 'V', .help = "version" },
+};
+
+static const char examples[] =
 "Examples:\n"
 "  ptscope probe                       # attach paths on this kernel\n"
 "  ptscope stat -- stress-ng --bigheap 1 -t 5\n"
@@ -48,9 +141,118 @@ static const char usage_text[] =
 "  ptscope top --listen 127.0.0.1:9477 # live view and Prometheus at once\n"
 "  ptscope stat --json -o run.json -- ./workload\n";
 
+/* @words joined by @sep, the last two by @last: "a, b or c" */
+static void join(char *buf, size_t len, const char **words, int n,
+		 const char *sep, const char *last)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s",
+				 !i ? "" : i == n - 1 ? last : sep, words[i]);
+}
+
+#define HELP_COL	21	/* where the help text of an entry starts */
+#define HELP_WIDTH	79
+
+/* @n bytes of @word at column @col, or at HELP_COL of the next line */
+static int put_word(FILE *out, int col, const char *word, int n)
+{
+	if (col > HELP_COL && col + 1 + n > HELP_WIDTH) {
+		fprintf(out, "\n%*s", HELP_COL, "");
+		col = HELP_COL;
+	} else if (col > HELP_COL) {
+		fputc(' ', out);
+		col++;
+	}
+	fprintf(out, "%.*s", n, word);
+	return col + n;
+}
+
+/* "  NAME   text tail": @text word-wrapped below itself, @tail unbroken */
+static void print_entry(FILE *out, const char *name, const char *text,
+			const char *tail)
+{
+	int col, n;
+
+	col = fprintf(out, "  %s", name);
+	if (col >= HELP_COL) {
+		fputc('\n', out);
+		col = 0;
+	}
+	fprintf(out, "%*s", HELP_COL - col, "");
+	col = HELP_COL;
+	for (text += strspn(text, " "); *text; text += strspn(text, " ")) {
+		n = strcspn(text, " ");
+		col = put_word(out, col, text, n);
+		text += n;
+	}
+	if (tail && *tail)
+		put_word(out, col, tail, strlen(tail));
+	fputc('\n', out);
+}
+
+/* "top, snoop, export": the listed commands among @cmds */
+static void cmd_names(char *buf, size_t len, unsigned int cmds)
+{
+	const char *words[ARRAY_SIZE(cmd_specs)];
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(cmd_specs); i++)
+		if (cmd_specs[i].help && (cmds & CMD(cmd_specs[i].cmd)))
+			words[n++] = cmd_specs[i].name;
+	join(buf, len, words, n, ", ", ", ");
+}
+
+static void print_option(FILE *out, const struct opt_spec *o)
+{
+	const char *words[MAX_CHOICES];
+	char name[64], text[512], list[256], dflt[64] = "";
+	size_t used;
+
+	if (o->val < OPT_FIRST_LONG)
+		used = snprintf(name, sizeof(name), "-%c, --%s", o->val, o->name);
+	else
+		used = snprintf(name, sizeof(name), "    --%s", o->name);
+	if (o->arg && used < sizeof(name))
+		snprintf(name + used, sizeof(name) - used, " %s", o->arg);
+	list[0] = '\0';
+	if (o->cmds)
+		cmd_names(list, sizeof(list), o->cmds);
+	used = snprintf(text, sizeof(text), "%s%s%s", list, o->cmds ? ": " : "",
+			o->help);
+	if (o->choices && used < sizeof(text)) {
+		join(list, sizeof(list), words, o->choices(words), "|", "|");
+		used += snprintf(text + used, sizeof(text) - used, " %s", list);
+	}
+	if (o->dflt)
+		snprintf(dflt, sizeof(dflt), "(default %s)", o->dflt);
+	print_entry(out, name, text, dflt);
+}
+
 void options_usage(FILE *out)
 {
-	fputs(usage_text, out);
+	char name[64];
+	size_t i;
+
+	fputs("Usage: ptscope [COMMAND] [OPTIONS]\n"
+	      "Trace mremap page-table moves and hugepage faults with eBPF.\n"
+	      "\nCommands:\n", out);
+	for (i = 0; i < ARRAY_SIZE(cmd_specs); i++) {
+		if (!cmd_specs[i].help)
+			continue;
+		snprintf(name, sizeof(name), "%s%s%s", cmd_specs[i].name,
+			 cmd_specs[i].args ? " " : "",
+			 cmd_specs[i].args ? cmd_specs[i].args : "");
+		print_entry(out, name, cmd_specs[i].help, NULL);
+	}
+	fputs("\nOptions:\n", out);
+	for (i = 0; i < ARRAY_SIZE(opt_specs); i++)
+		print_option(out, &opt_specs[i]);
+	fprintf(out, "\n%s", examples);
 }
 
 static int parse_seconds(const char *arg, double *out)
@@ -70,7 +272,7 @@ static int parse_seconds(const char *arg, double *out)
  * The kernel hands out pids below /proc/sys/kernel/pid_max (it allocates
  * in [1, pid_max)); PID_MAX_LIMIT (4 Mi) when the file cannot be read.
  */
-long options_pid_max(void)
+static long options_pid_max(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
 	long max = 0;
@@ -96,29 +298,22 @@ static int parse_positive(const char *arg, long max, long *out)
 	return 0;
 }
 
-static int parse_command(const char *word, enum pts_command *cmd)
+static int parse_command(const char *word, enum pts_command *cmd,
+			 char *err, size_t errlen)
 {
-	static const struct {
-		const char *name;
-		enum pts_command cmd;
-	} cmds[] = {
-		{ "top", PTS_CMD_TOP },
-		{ "stat", PTS_CMD_STAT },
-		{ "probe", PTS_CMD_PROBE },
-		{ "snoop", PTS_CMD_SNOOP },
-		{ "export", PTS_CMD_EXPORT },
-		{ "diff", PTS_CMD_DIFF },
-		{ "help", PTS_CMD_HELP },
-	};
+	char names[128];
 	size_t i;
 
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		if (!strcmp(word, cmds[i].name)) {
-			*cmd = cmds[i].cmd;
+	for (i = 0; i < ARRAY_SIZE(cmd_specs); i++) {
+		if (!strcmp(word, cmd_specs[i].name)) {
+			*cmd = cmd_specs[i].cmd;
 			return 0;
 		}
 	}
-	return -1;
+	cmd_names(names, sizeof(names), ~0u);
+	snprintf(err, errlen, "unknown command '%s' (commands: %s)", word,
+		 names);
+	return 2;
 }
 
 static void defaults(struct pts_options *opts)
@@ -131,33 +326,63 @@ static void defaults(struct pts_options *opts)
 	opts->listen = "127.0.0.1:9477";
 }
 
-#define OPT_MODE 256
-#define OPT_LISTEN 257
-#define OPT_METRIC 258
-
-static const struct option long_opts[] = {
-	{ "pid", required_argument, NULL, 'p' },
-	{ "comm", required_argument, NULL, 'c' },
-	{ "interval", required_argument, NULL, 'i' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "rows", required_argument, NULL, 'r' },
-	{ "sort", required_argument, NULL, 's' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "mode", required_argument, NULL, OPT_MODE },
-	{ "listen", required_argument, NULL, OPT_LISTEN },
-	{ "metric", required_argument, NULL, OPT_METRIC },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+/* getopt_long()'s view of opt_specs[]: "+p:c:..." and struct option */
+struct getopt_tables {
+	char short_opts[2 * ARRAY_SIZE(opt_specs) + 2];
+	struct option long_opts[ARRAY_SIZE(opt_specs) + 1];
 };
+
+static struct getopt_tables getopt_tables;
+
+static void build_getopt(struct getopt_tables *t)
+{
+	const struct opt_spec *o;
+	size_t i, n = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->short_opts[n++] = '+';	/* stop at the first non-option */
+	for (i = 0; i < ARRAY_SIZE(opt_specs); i++) {
+		o = &opt_specs[i];
+		t->long_opts[i] = (struct option){
+			o->name, o->arg ? required_argument : no_argument,
+			NULL, o->val,
+		};
+		if (o->val >= OPT_FIRST_LONG)
+			continue;
+		t->short_opts[n++] = o->val;
+		if (o->arg)
+			t->short_opts[n++] = ':';
+	}
+}
+
+static const struct opt_spec *opt_spec_of(int val)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(opt_specs); i++)
+		if (opt_specs[i].val == val)
+			return &opt_specs[i];
+	return NULL;
+}
 
 static int bad_value(const char *opt, const char *arg, const char *want,
 		     char *err, size_t errlen)
 {
 	snprintf(err, errlen, "invalid value '%s' for %s: %s", arg, opt, want);
 	return 2;
+}
+
+/* a value that is none of option @val's choices: "..., x or y" */
+static int bad_choice(int val, const char *opt, const char *arg,
+		      const char *what, char *err, size_t errlen)
+{
+	const char *words[MAX_CHOICES];
+	char list[256], want[300];
+
+	join(list, sizeof(list), words, opt_spec_of(val)->choices(words),
+	     ", ", " or ");
+	snprintf(want, sizeof(want), "%s%s", what, list);
+	return bad_value(opt, arg, want, err, errlen);
 }
 
 static int parse_mode(const char *arg, int *mode)
@@ -176,17 +401,10 @@ static int parse_mode(const char *arg, int *mode)
 
 static int parse_sort(const char *arg, enum pts_sort *sort)
 {
-	static const char *const keys[] = {
-		[PTS_SORT_ACTIVITY] = "activity",
-		[PTS_SORT_MREMAP] = "mremap",
-		[PTS_SORT_FAULTS] = "faults",
-		[PTS_SORT_LATENCY] = "latency",
-		[PTS_SORT_PID] = "pid",
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (!strcmp(arg, keys[i])) {
+	for (i = 0; i < ARRAY_SIZE(sort_keys); i++) {
+		if (!strcmp(arg, sort_keys[i])) {
 			*sort = i;
 			return 0;
 		}
@@ -242,8 +460,7 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 		return 0;
 	case 's':
 		if (parse_sort(arg, &opts->sort))
-			return bad_value("-s", arg, "activity, mremap, faults, "
-					 "latency or pid", err, errlen);
+			return bad_choice(c, "-s", arg, "", err, errlen);
 		return 0;
 	case 'j':
 		opts->json = true;
@@ -253,24 +470,17 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 		return 0;
 	case OPT_MODE:
 		if (parse_mode(arg, &opts->mode))
-			return bad_value("--mode", arg, "auto, patched, fentry, "
-					 "kprobe or tracepoint", err, errlen);
+			return bad_choice(c, "--mode", arg, "", err, errlen);
 		return 0;
 	case OPT_METRIC:
 		m = catalog_find(arg);
 		if (!m || !m->opt_in)
-			return bad_value("--metric", arg, "an opt-in metric: "
-					 "mremap.folio_lookups", err, errlen);
+			return bad_choice(c, "--metric", arg, "an opt-in metric: ",
+					  err, errlen);
 		if (opts->nr_opt_in < PTS_MAX_OPT_IN)
 			opts->opt_in[opts->nr_opt_in++] = m->name;
 		return 0;
 	case OPT_LISTEN:
-		/* the command word comes first, so it is known here */
-		if (opts->cmd != PTS_CMD_EXPORT && opts->cmd != PTS_CMD_TOP) {
-			snprintf(err, errlen, "--listen applies to export and "
-				 "top only (top --listen also serves /metrics)");
-			return 2;
-		}
 		if (!strchr(arg, ':'))
 			return bad_value("--listen", arg, "ADDR:PORT", err, errlen);
 		opts->listen = arg;
@@ -309,12 +519,20 @@ static void unknown_option(const char *arg, char *err, size_t errlen)
 static int parse_option_run(int argc, char **argv, struct pts_options *opts,
 			    char *err, size_t errlen)
 {
+	const struct getopt_tables *t = &getopt_tables;
+	const struct opt_spec *o;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+p:c:i:d:r:s:jo:vhV", long_opts,
+	while ((c = getopt_long(argc, argv, t->short_opts, t->long_opts,
 				NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			unknown_option(argv[optind - 1], err, errlen);
+			return 2;
+		}
+		/* the command word comes first, so it is known here */
+		o = opt_spec_of(c);
+		if (o && o->refuse && !(o->cmds & CMD(opts->cmd))) {
+			snprintf(err, errlen, "%s", o->refuse);
 			return 2;
 		}
 		ret = parse_one(c, optarg, opts, err, errlen);
@@ -369,13 +587,11 @@ int options_parse(int argc, char **argv, struct pts_options *opts,
 	enum pts_command cmd;
 
 	defaults(opts);
+	build_getopt(&getopt_tables);
 	err[0] = '\0';
 	if (argc > 1 && argv[1][0] != '-') {
-		if (parse_command(argv[1], &cmd)) {
-			snprintf(err, errlen, "unknown command '%s' (commands: "
-				 "top, stat, probe, snoop, export, diff)", argv[1]);
+		if (parse_command(argv[1], &cmd, err, errlen))
 			return 2;
-		}
 		opts->cmd = cmd;
 		first = 2;
 	}

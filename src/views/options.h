@@ -55,7 +55,5 @@ struct pts_options {
 int options_parse(int argc, char **argv, struct pts_options *opts,
 		  char *err, size_t errlen);
 void options_usage(FILE *out);
-/* the largest pid plus one, from /proc/sys/kernel/pid_max */
-long options_pid_max(void);
 
 #endif

@@ -25,8 +25,6 @@
 #define KPROBE_REFUSED	"kprobe: attach refused, EOPNOTSUPP"
 #define NOT_PMC		"move_page_tables does not take struct " PMC \
 			" * (prototype differs)"
-#define TAKES_PMC	"move_page_tables takes struct " PMC \
-			" * (prototype differs)"
 
 /* the answers a kernel gives to the requirements of the catalog */
 struct fake_kernel {
@@ -62,14 +60,12 @@ static struct fake_kernel kernel_6_1(unsigned int failing)
 }
 
 static int check_arg0(const struct fake_kernel *k, const struct pts_req *req,
-		      bool want_match, char *why, size_t len)
+		      char *why, size_t len)
 {
-	bool match = k->arg0_struct && !strcmp(k->arg0_struct, req->arg);
-
-	if (match == want_match)
+	if (k->arg0_struct && !strcmp(k->arg0_struct, req->arg))
 		return 0;
-	snprintf(why, len, "%s %s struct %s * (prototype differs)", req->name,
-		 match ? "takes" : "does not take", req->arg);
+	snprintf(why, len, "%s does not take struct %s * (prototype differs)",
+		 req->name, req->arg);
 	return -EINVAL;
 }
 
@@ -139,9 +135,7 @@ static int fake_check(void *ctx, const struct pts_req *req, char *why,
 		k->checked[k->nr_checks++] = req;
 	switch (req->kind) {
 	case PTS_REQ_ARG0_STRUCT:
-		return check_arg0(k, req, true, why, len);
-	case PTS_REQ_NOT_ARG0_STRUCT:
-		return check_arg0(k, req, false, why, len);
+		return check_arg0(k, req, why, len);
 	case PTS_REQ_NARGS:
 		return check_nargs(k, req, why, len);
 	default:

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for src/hist.c and include/ptscope/log2.h. */
+/*
+ * Unit tests for src/data/hist.c and include/ptscope/log2.h: the slot the
+ * BPF programs put a value in (pts_log2_slot()) against hand-computed
+ * boundaries, and the bounds user space reports for each slot.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,24 +28,12 @@ static uint64_t next_random(uint64_t *state)
 
 static void hist_add(struct pts_hist *h, uint64_t value, uint64_t times)
 {
-	h->slots[hist_slot(value)] += times;
+	h->slots[pts_log2_slot(value)] += times;
 	h->count += times;
 	h->sum += value * times;
 }
 
-static void test_slot_small_values(void **state)
-{
-	assert_int_equal(hist_slot(0), 0);
-	assert_int_equal(hist_slot(1), 0);
-	assert_int_equal(hist_slot(2), 1);
-	assert_int_equal(hist_slot(3), 1);
-	assert_int_equal(hist_slot(4), 2);
-	assert_int_equal(hist_slot(5), 2);
-	assert_int_equal(hist_slot(7), 2);
-	assert_int_equal(hist_slot(8), 3);
-	assert_int_equal(hist_slot(4096), 12);
-}
-
+/* 2^k - 1 ends slot k - 1, 2^k and 2^k + 1 are in slot k (2 + 1 is too) */
 static void test_slot_powers_of_two(void **state)
 {
 	uint64_t pow;
@@ -49,24 +41,25 @@ static void test_slot_powers_of_two(void **state)
 
 	for (k = 1; k <= 63; k++) {
 		pow = (uint64_t)1 << k;
-		assert_int_equal(hist_slot(pow - 1), k - 1);
-		assert_int_equal(hist_slot(pow), k);
-		assert_int_equal(hist_slot(pow + 1), k == 1 ? 1 : k);
+		assert_int_equal(pts_log2_slot(pow - 1), k - 1);
+		assert_int_equal(pts_log2_slot(pow), k);
+		assert_int_equal(pts_log2_slot(pow + 1), k);
+		/* the midpoint and the last value of slot k */
+		assert_int_equal(pts_log2_slot(pow | (pow >> 1)), k);
+		assert_int_equal(pts_log2_slot(pow + (pow - 1)), k);
 	}
 }
 
 static void test_slot_max(void **state)
 {
-	assert_int_equal(hist_slot(UINT64_MAX), 63);
-	assert_int_equal(hist_slot(UINT64_MAX - 1), 63);
 	assert_int_equal(pts_log2_slot(UINT64_MAX), 63);
-	assert_true(hist_slot(UINT64_MAX) < PTS_HIST_SLOTS);
+	assert_int_equal(pts_log2_slot(UINT64_MAX - 1), 63);
+	assert_true(pts_log2_slot(UINT64_MAX) < PTS_HIST_SLOTS);
 }
 
 /*
  * Known slots, written out rather than computed: slot i holds
- * [2^i, 2^(i+1)), slot 0 also holds 0.  hist_slot() wraps pts_log2_slot(),
- * which the BPF programs call, so both are checked against the table.
+ * [2^i, 2^(i+1)), slot 0 also holds 0.
  */
 static const struct {
 	uint64_t value;
@@ -108,12 +101,9 @@ static void test_slot_known_values(void **state)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(known_slots) / sizeof(known_slots[0]); i++) {
-		assert_int_equal(hist_slot(known_slots[i].value),
-				 known_slots[i].slot);
+	for (i = 0; i < sizeof(known_slots) / sizeof(known_slots[0]); i++)
 		assert_int_equal(pts_log2_slot(known_slots[i].value),
 				 known_slots[i].slot);
-	}
 }
 
 /* the slot by definition: how many times v can be halved before it is 1 */
@@ -128,27 +118,16 @@ static unsigned int slot_by_halving(uint64_t v)
 	return slot;
 }
 
-/* every power of two, its neighbours and its midpoint, then many values */
+/* every value up to 70000, then many values of every magnitude */
 static void test_slot_by_definition(void **state)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ULL, v;
-	unsigned int k;
 	int i;
 
 	for (v = 0; v < 70000; v++)
-		assert_int_equal(hist_slot(v), slot_by_halving(v));
-	for (k = 1; k < 64; k++) {
-		v = (uint64_t)1 << k;
-		assert_int_equal(hist_slot(v - 1), k - 1);
-		assert_int_equal(pts_log2_slot(v - 1), k - 1);
-		assert_int_equal(hist_slot(v), k);
-		assert_int_equal(pts_log2_slot(v), k);
-		assert_int_equal(hist_slot(v | (v >> 1)), k);
-		assert_int_equal(hist_slot(v + (v - 1)), k);
-	}
+		assert_int_equal(pts_log2_slot(v), slot_by_halving(v));
 	for (i = 0; i < 100000; i++) {
 		v = next_random(&seed) >> (i % 64);
-		assert_int_equal(hist_slot(v), slot_by_halving(v));
 		assert_int_equal(pts_log2_slot(v), slot_by_halving(v));
 	}
 }
@@ -174,9 +153,10 @@ static void test_slot_bounds(void **state)
 	assert_int_equal(hist_slot_high(PTS_HIST_SLOTS - 1), UINT64_MAX);
 }
 
+/* the bounds user space prints hold the values the BPF side slots there */
 static void assert_value_in_its_slot(uint64_t v)
 {
-	unsigned int slot = hist_slot(v);
+	unsigned int slot = pts_log2_slot(v);
 
 	assert_true(v >= hist_slot_low(slot));
 	assert_true(v <= hist_slot_high(slot));
@@ -223,32 +203,6 @@ static void fill_known(struct pts_hist *h)
 	hist_add(h, 1, 1);
 	hist_add(h, 3, 2);
 	hist_add(h, 100, 7);
-}
-
-static void test_percentile_high(void **state)
-{
-	struct pts_hist h;
-
-	memset(&h, 0, sizeof(h));
-	assert_int_equal(hist_percentile_high(&h, 50), 0);
-	fill_known(&h);
-	assert_int_equal(h.count, 10);
-	assert_int_equal(hist_percentile_high(&h, 0), 1);
-	assert_int_equal(hist_percentile_high(&h, 10), 1);
-	assert_int_equal(hist_percentile_high(&h, 20), 3);
-	assert_int_equal(hist_percentile_high(&h, 30), 3);
-	assert_int_equal(hist_percentile_high(&h, 40), 127);
-	assert_int_equal(hist_percentile_high(&h, 50), 127);
-	assert_int_equal(hist_percentile_high(&h, 99), 127);
-	assert_int_equal(hist_percentile_high(&h, 100), 127);
-}
-
-static void test_percentile_top_slot(void **state)
-{
-	struct pts_hist h = { 0 };
-
-	hist_add(&h, UINT64_MAX, 1);
-	assert_int_equal(hist_percentile_high(&h, 50), UINT64_MAX);
 }
 
 static void test_merge_sub_round_trip(void **state)
@@ -384,7 +338,6 @@ static void test_print_top_slot(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_slot_small_values),
 		cmocka_unit_test(test_slot_powers_of_two),
 		cmocka_unit_test(test_slot_max),
 		cmocka_unit_test(test_slot_known_values),
@@ -392,8 +345,6 @@ int main(void)
 		cmocka_unit_test(test_slot_bounds),
 		cmocka_unit_test(test_value_within_slot_bounds),
 		cmocka_unit_test(test_mean),
-		cmocka_unit_test(test_percentile_high),
-		cmocka_unit_test(test_percentile_top_slot),
 		cmocka_unit_test(test_merge_sub_round_trip),
 		cmocka_unit_test(test_sub_of_itself_is_empty),
 		cmocka_unit_test(test_highest_slot),

@@ -15,10 +15,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "engine/catalog.h"
-#include "engine/engine.h"
 #include "views/options.h"
 
 #define ERR_LEN 256
@@ -392,7 +393,6 @@ static void test_error_pid_beyond_pid_max(void **state)
 
 	snprintf(highest, sizeof(highest), "%ld", pid_max - 1);
 	snprintf(limit, sizeof(limit), "%ld", pid_max);
-	assert_int_equal(options_pid_max(), pid_max);
 	assert_parse_ok(ARGC(ok_argv), ok_argv, &opts);
 	assert_int_equal(opts.pid, pid_max - 1);
 	USAGE_ERROR(bad_argv, "pid_max");
@@ -549,6 +549,77 @@ static void test_diff_after_dashdash(void **state)
 	alarm(0);
 }
 
+/* what options_usage() writes, as a malloc'ed string */
+static char *usage_text(void)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	assert_non_null(out);
+	options_usage(out);
+	assert_int_equal(fclose(out), 0);
+	assert_non_null(text);
+	return text;
+}
+
+/* --help and --metric's error name every opt-in metric of the catalog */
+static void test_usage_lists_opt_in_metrics(void **state)
+{
+	char *argv[] = { "ptscope", "--metric", NULL, NULL };
+	char *bad[] = { "ptscope", "--metric", "nope", NULL };
+	char *text = usage_text();
+	struct pts_options opts;
+	int i, nr = 0;
+
+	USAGE_ERROR(bad, "an opt-in metric: ");
+	for (i = 0; i < pts_catalog_len; i++) {
+		if (!pts_catalog[i].opt_in) {
+			assert_false(strstr(text, pts_catalog[i].name));
+			continue;
+		}
+		nr++;
+		assert_non_null(strstr(text, pts_catalog[i].name));
+		assert_non_null(strstr(err, pts_catalog[i].name));
+		argv[2] = (char *)pts_catalog[i].name;
+		assert_parse_ok(ARGC(argv), argv, &opts);
+	}
+	assert_true(nr > 0);
+	free(text);
+}
+
+/* every option --help lists is one getopt knows; no line is over 79 */
+static void test_usage_options_parse(void **state)
+{
+	char *text = usage_text(), *line, *opt, *end, *save = NULL;
+	char *argv[] = { "ptscope", "top", NULL, NULL, NULL };
+	char name[32], value[] = "1";
+	struct pts_options opts;
+	int nr = 0;
+
+	assert_non_null(strstr(text, "stat [OPTS] -- CMD"));
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		assert_true(strlen(line) <= 79);
+		if (strncmp(line, "  -", 3) && strncmp(line, "      --", 8))
+			continue;
+		opt = strstr(line, "--");
+		end = opt + strcspn(opt, " ");
+		snprintf(name, sizeof(name), "%.*s", (int)(end - opt), opt);
+		/* "--pid PID": give it a value, which may be refused */
+		argv[2] = name;
+		argv[3] = end[0] == ' ' && end[1] >= 'A' && end[1] <= 'Z' ?
+			  value : NULL;
+		parse(argv[3] ? 4 : 3, argv, &opts);
+		if (strstr(err, "unknown option"))
+			print_error("--help lists %s: %s\n", name, err);
+		assert_null(strstr(err, "unknown option"));
+		nr++;
+	}
+	assert_int_equal(nr, 14);
+	free(text);
+}
+
 int main(void)
 {
 	char *first[] = { "ptscope", NULL };
@@ -586,6 +657,8 @@ int main(void)
 		cmocka_unit_test(test_bug_unknown_option_in_cluster_named),
 		cmocka_unit_test(test_reparse_after_cluster_error),
 		cmocka_unit_test(test_listen_per_command),
+		cmocka_unit_test(test_usage_lists_opt_in_metrics),
+		cmocka_unit_test(test_usage_options_parse),
 	};
 
 	/* glibc's getopt initializes on this first call, as in ptscope */
