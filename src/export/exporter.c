@@ -18,6 +18,7 @@
 #include "data/collector.h"
 #include "export/exporter.h"
 #include "export/httpd.h"
+#include "export/listen.h"
 #include "export/prom.h"
 
 #define EXPORT_BACKLOG		128
@@ -67,7 +68,7 @@ static int open_listener(const char *listen_arg, int *fd_out)
 	char err[256];
 	int fd, one = 1, saved;
 
-	if (prom_parse_listen(listen_arg, &addr, &addrlen, err, sizeof(err))) {
+	if (listen_parse(listen_arg, &addr, &addrlen, err, sizeof(err))) {
 		fprintf(stderr, "ptscope: %s\n", err);
 		return 2;
 	}

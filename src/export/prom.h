@@ -68,11 +68,4 @@ void prom_put_seconds(struct prom_buf *b, uint64_t ns);
 /* the whole /metrics page; 0 or -ENOMEM */
 int prom_render(const struct prom_input *in, struct prom_buf *out);
 
-/*
- * "127.0.0.1:9477", "[::1]:9477" or "localhost:9477" into a socket
- * address; 0, or -EINVAL with the reason in @err.
- */
-int prom_parse_listen(const char *listen, struct sockaddr_storage *addr,
-		      socklen_t *addrlen, char *err, size_t errlen);
-
 #endif
