@@ -6,15 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <json-c/json.h>
-#include "engine/kfeatures.h"
 #include "data/collector.h"
-#include "engine/engine.h"
-
-struct pts_report {
-	const struct pts_engine *eng;
-	const struct pts_kfeatures *kf;
-	uint64_t page_size;
-};
+#include "data/report_input.h"	/* struct pts_report */
 
 json_object *report_system_json(const struct pts_report *rep);
 /* are PTE counts measured (the levels metric has a PTE-table marker)? */

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What renderers need besides a snapshot: the engine's choices, the
+ * kernel's features and the page size.  Built by the session, read by
+ * the views' renderers.
+ */
+#ifndef PTSCOPE_REPORT_INPUT_H
+#define PTSCOPE_REPORT_INPUT_H
+
+#include <stdint.h>
+#include "engine/engine.h"
+#include "engine/kfeatures.h"
+
+struct pts_report {
+	const struct pts_engine *eng;
+	const struct pts_kfeatures *kf;
+	uint64_t page_size;
+};
+
+#endif
