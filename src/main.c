@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <bpf/libbpf.h>
 #include "views/options.h"
-#include "data/session.h"
+#include "views/signals.h"
 #include "views/views.h"
 
 #define PTSCOPE_VERSION "0.1.0"
@@ -36,7 +36,7 @@ int main(int argc, char **argv)
 	}
 	verbose = opts.verbose;
 	libbpf_set_print(libbpf_print);
-	session_install_signals();
+	signals_install();
 
 	switch (opts.cmd) {
 	case PTS_CMD_HELP:

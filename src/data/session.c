@@ -2,32 +2,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "data/session.h"
-
-volatile sig_atomic_t pts_stop_requested;
-volatile sig_atomic_t pts_last_signal;
-
-static void on_signal(int sig)
-{
-	pts_stop_requested = 1;
-	pts_last_signal = sig;
-}
-
-void session_install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* no SA_RESTART: sleeps and waits return early on Ctrl-C */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* a closed output is a write error (EPIPE) each view reports */
-	signal(SIGPIPE, SIG_IGN);
-}
 
 /* historical ___GFP_* values (include/linux/gfp_types.h, 6.1) */
 #define GFP_MOVABLE_6_1		0x08ULL
@@ -60,26 +39,27 @@ static __u64 thp_gfp_mask(const struct pts_kfeatures *kf)
 }
 
 void session_build_config(const struct pts_kfeatures *kf,
-			  const struct pts_options *opts, bool follow_fork,
+			  const struct pts_session_params *p,
 			  struct pts_config *cfg)
 {
 	__u64 page_size = (__u64)sysconf(_SC_PAGESIZE);
 	__u64 entries = page_size / 8;	/* 8-byte entries per table page */
 
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->filter_tgid = (__u32)opts->pid;
-	cfg->filter_traced = follow_fork;
-	memcpy(cfg->filter_comm, opts->comm, PTS_COMM_LEN);
+	cfg->filter_tgid = (__u32)p->pid;
+	cfg->filter_traced = p->follow_fork;
+	if (p->comm)
+		strncpy(cfg->filter_comm, p->comm, PTS_COMM_LEN - 1);
 	cfg->page_shift = (__u32)__builtin_ctzll(page_size);
 	cfg->dmap_var = kf->dmap_var;
 	cfg->pmd_size = page_size * entries;
 	cfg->pud_size = cfg->pmd_size * entries;
 	cfg->thp_gfp_mask = thp_gfp_mask(kf);
-	if (opts->cmd == PTS_CMD_SNOOP)
+	if (p->events)
 		cfg->flags |= PTS_CFG_EVENTS;
 }
 
-static void explain_attach_failure(struct pts_session *s, int err)
+static void explain_attach_failure(int err)
 {
 	if (err == -ENOENT)
 		fprintf(stderr, "ptscope: no metric can be attached on this "
@@ -90,13 +70,11 @@ static void explain_attach_failure(struct pts_session *s, int err)
 			strerror(-err));
 }
 
-int session_start(struct pts_session *s, const struct pts_options *opts,
-		  bool follow_fork)
+int session_start(struct pts_session *s, const struct pts_session_params *p)
 {
 	int err, i;
 
 	memset(s, 0, sizeof(*s));
-	s->opts = opts;
 	if (geteuid() != 0) {
 		fprintf(stderr, "ptscope: needs root (CAP_BPF, CAP_PERFMON and "
 			"CAP_SYS_ADMIN for tracefs); run it with sudo\n");
@@ -104,18 +82,18 @@ int session_start(struct pts_session *s, const struct pts_options *opts,
 	}
 	if (kfeatures_init(&s->kf))
 		return 1;
-	session_build_config(&s->kf, opts, follow_fork, &s->cfg);
-	engine_init(&s->eng, opts->mode, follow_fork);
-	for (i = 0; i < opts->nr_opt_in; i++)
-		engine_opt_in(&s->eng, opts->opt_in[i]);
+	session_build_config(&s->kf, p, &s->cfg);
+	engine_init(&s->eng, p->mode, p->follow_fork);
+	for (i = 0; i < p->nr_opt_in; i++)
+		engine_opt_in(&s->eng, p->opt_in[i]);
 	s->rep.eng = &s->eng;
 	s->rep.kf = &s->kf;
 	s->rep.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	err = engine_attach(&s->eng, &s->cfg, kfeatures_check, &s->kf);
-	if (err == -ENOENT && opts->cmd == PTS_CMD_PROBE)
+	if (err == -ENOENT && p->probe_only)
 		return 0;	/* probe reports why nothing attaches */
 	if (err) {
-		explain_attach_failure(s, err);
+		explain_attach_failure(err);
 		kfeatures_free(&s->kf);
 		return 1;
 	}
@@ -124,6 +102,91 @@ int session_start(struct pts_session *s, const struct pts_options *opts,
 
 void session_stop(struct pts_session *s)
 {
+	free(s->progs);
+	s->progs = NULL;
 	engine_detach(&s->eng);
 	kfeatures_free(&s->kf);
+}
+
+int session_read(const struct pts_session *s, struct pts_snapshot *snap)
+{
+	return collector_read(&s->eng.objs, snap);
+}
+
+int session_read_totals(const struct pts_session *s, struct pts_snapshot *snap)
+{
+	struct pts_objects objs = s->eng.objs;
+
+	objs.procs_fd = -1;	/* collector_read() skips the per-process maps */
+	return collector_read(&objs, snap);
+}
+
+int session_trace_pid(struct pts_session *s, pid_t pid)
+{
+	__u32 tgid = (__u32)pid;
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(s->eng.objs.traced_fd, &tgid, &one, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+struct ring_buffer *session_events(struct pts_session *s,
+				   ring_buffer_sample_fn fn, void *ctx)
+{
+	return ring_buffer__new(s->eng.objs.events_fd, fn, ctx, NULL);
+}
+
+/* what privdrop asks: bpf() on a map fd, without CAP_BPF where allowed */
+int session_check_read(const struct pts_session *s)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(s->eng.objs.counters_fd, &info, &len))
+		return -errno;
+	return 0;
+}
+
+/* the loaded programs into @out (up to @max); how many there are */
+static size_t list_loaded(const struct pts_objects *objs,
+			      struct pts_prog_ref *out, size_t max)
+{
+	struct bpf_program *prog;
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < PTS_NR_OBJS; i++) {
+		if (!objs->obj[i])
+			continue;
+		bpf_object__for_each_program(prog, objs->obj[i]) {
+			if (bpf_program__fd(prog) < 0)
+				continue;
+			if (n < max)
+				out[n] = (struct pts_prog_ref){
+					.name = bpf_program__name(prog),
+					.fd = bpf_program__fd(prog),
+				};
+			n++;
+		}
+	}
+	return n;
+}
+
+const struct pts_prog_ref *session_programs(struct pts_session *s, size_t *n)
+{
+	size_t count;
+
+	if (!s->progs) {
+		count = list_loaded(&s->eng.objs, NULL, 0);
+		s->progs = calloc(count ? count : 1, sizeof(*s->progs));
+		if (!s->progs) {
+			*n = 0;
+			return NULL;
+		}
+		s->nr_progs = list_loaded(&s->eng.objs, s->progs, count);
+	}
+	*n = s->nr_progs;
+	return s->progs;
 }

@@ -1,32 +1,68 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What every command shares: probe the kernel, configure, attach, detach. */
+/*
+ * What every command shares: probe the kernel, configure, attach, read,
+ * detach.  The session is the one data port: views and the exporter read
+ * the maps through it, never through the engine's objects.
+ */
 #ifndef PTSCOPE_SESSION_H
 #define PTSCOPE_SESSION_H
 
-#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <bpf/libbpf.h>
 #include "engine/kfeatures.h"
 #include "engine/engine.h"
-#include "views/options.h"
-#include "views/report.h"
+#include "data/collector.h"
+#include "data/report_input.h"
+
+/* what to trace and how, built by the views from their options */
+struct pts_session_params {
+	pid_t pid;			/* 0: any process */
+	const char *comm;		/* NULL or "": any command name */
+	int mode;			/* PTS_MODE_AUTO or enum pts_path_kind */
+	const char *const *opt_in;	/* opt-in metric names */
+	int nr_opt_in;
+	bool follow_fork;		/* trace session_trace_pid()'s children */
+	bool events;			/* fill the event ring buffer (snoop) */
+	bool probe_only;		/* nothing attachable is no failure */
+};
+
+/* a loaded BPF program, for its run-time statistics */
+struct pts_prog_ref {
+	const char *name;
+	int fd;
+};
 
 struct pts_session {
-	const struct pts_options *opts;
 	struct pts_kfeatures kf;
 	struct pts_engine eng;
 	struct pts_config cfg;
 	struct pts_report rep;
+	struct pts_prog_ref *progs;	/* session_programs(), on demand */
+	size_t nr_progs;
 };
 
-extern volatile sig_atomic_t pts_stop_requested;
-extern volatile sig_atomic_t pts_last_signal;
-
-void session_install_signals(void);
 /* Returns 0, or a process exit code (1) after printing what to do. */
-int session_start(struct pts_session *s, const struct pts_options *opts,
-		  bool follow_fork);
+int session_start(struct pts_session *s, const struct pts_session_params *p);
 void session_stop(struct pts_session *s);
 void session_build_config(const struct pts_kfeatures *kf,
-			  const struct pts_options *opts, bool follow_fork,
+			  const struct pts_session_params *p,
 			  struct pts_config *cfg);
+/* counters, histograms and per-process rows; 0 or -errno */
+int session_read(const struct pts_session *s, struct pts_snapshot *snap);
+/* the same without the per-process rows (cheaper: the exporter) */
+int session_read_totals(const struct pts_session *s, struct pts_snapshot *snap);
+/* trace @pid and, with follow_fork, the children it forks; 0 or -errno */
+int session_trace_pid(struct pts_session *s, pid_t pid);
+/* the event ring buffer (params.events), calling @fn per event; NULL
+ * with errno set */
+struct ring_buffer *session_events(struct pts_session *s, ring_buffer_sample_fn fn,
+				   void *ctx);
+/* 0 when the maps can be read with the current credentials, else -errno
+ * (-EPERM: bpf() wants a capability here) */
+int session_check_read(const struct pts_session *s);
+/* the loaded programs, owned by the session; NULL with *@n 0 on ENOMEM */
+const struct pts_prog_ref *session_programs(struct pts_session *s, size_t *n);
 
 #endif

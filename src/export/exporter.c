@@ -1,39 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The Prometheus endpoint of export and top --listen.  GET /metrics reads
- * the BPF maps (collector_read) on each scrape and renders them with
- * prom_render(); the counters are cumulative and never reset, so any
- * number of scrapers can share one exporter.  The HTTP side (httpd.c)
- * runs on the caller's thread until a deadline or Ctrl-C.
+ * the data source on each scrape and renders it with prom_render(); the
+ * counters are cumulative and never reset, so any number of scrapers can
+ * share one exporter.  The HTTP side (httpd.c) runs on the caller's
+ * thread until a deadline or a stop signal.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include "data/collector.h"
 #include "export/exporter.h"
 #include "export/httpd.h"
+#include "export/listen.h"
 #include "export/prom.h"
 
 #define EXPORT_BACKLOG		128
 
 struct pts_exporter {
-	struct pts_session *s;
+	const struct pts_export_source *src;
 	struct prom_prog *progs;	/* names and run-time statistics */
-	int *prog_fds;
-	size_t nr_progs;
 	int stats_fd;		/* keeps BPF run-time statistics on, or -1 */
 	const char *collapse_names[PTS_COLLAPSE_STATUSES];	/* from BTF */
 	int listen_fd;		/* until the server owns it */
 	struct pts_httpd *httpd;
-	bool started;		/* the server runs, the stop signals are blocked */
-	sigset_t old_mask;	/* the signal mask before exporter_start() */
 	const char *listen_arg;	/* the option's ADDR:PORT */
+	bool verbose;		/* libmicrohttpd's log */
 };
 
 static void explain_listen_failure(const char *listen_arg, int err)
@@ -67,7 +62,7 @@ static int open_listener(const char *listen_arg, int *fd_out)
 	char err[256];
 	int fd, one = 1, saved;
 
-	if (prom_parse_listen(listen_arg, &addr, &addrlen, err, sizeof(err))) {
+	if (listen_parse(listen_arg, &addr, &addrlen, err, sizeof(err))) {
 		fprintf(stderr, "ptscope: %s\n", err);
 		return 2;
 	}
@@ -90,46 +85,17 @@ static int open_listener(const char *listen_arg, int *fd_out)
 	return 0;
 }
 
-static size_t count_loaded_programs(const struct pts_objects *objs)
-{
-	struct bpf_program *prog;
-	size_t n = 0;
-	int i;
-
-	for (i = 0; i < PTS_NR_OBJS; i++) {
-		if (!objs->obj[i])
-			continue;
-		bpf_object__for_each_program(prog, objs->obj[i])
-			if (bpf_program__fd(prog) >= 0)
-				n++;
-	}
-	return n;
-}
-
-/* the engine's loaded programs: their names now, their statistics later */
+/* the source's programs: their names now, their statistics later */
 static int collect_programs(struct pts_exporter *ex)
 {
-	const struct pts_objects *objs = &ex->s->eng.objs;
-	struct bpf_program *prog;
-	size_t n = count_loaded_programs(objs), k = 0;
-	int i;
+	size_t i, n = ex->src->nr_progs;
 
 	ex->progs = calloc(n ? n : 1, sizeof(*ex->progs));
-	ex->prog_fds = calloc(n ? n : 1, sizeof(*ex->prog_fds));
-	if (!ex->progs || !ex->prog_fds)
+	if (!ex->progs)
 		return -ENOMEM;
-	for (i = 0; i < PTS_NR_OBJS; i++) {
-		if (!objs->obj[i])
-			continue;
-		bpf_object__for_each_program(prog, objs->obj[i]) {
-			if (bpf_program__fd(prog) < 0 || k == n)
-				continue;
-			snprintf(ex->progs[k].name, sizeof(ex->progs[k].name),
-				 "%s", bpf_program__name(prog));
-			ex->prog_fds[k++] = bpf_program__fd(prog);
-		}
-	}
-	ex->nr_progs = k;
+	for (i = 0; i < n; i++)
+		snprintf(ex->progs[i].name, sizeof(ex->progs[i].name), "%s",
+			 ex->src->progs[i].name);
 	return 0;
 }
 
@@ -150,10 +116,10 @@ static void read_program_stats(struct pts_exporter *ex)
 	__u32 len;
 	size_t i;
 
-	for (i = 0; i < ex->nr_progs; i++) {
+	for (i = 0; i < ex->src->nr_progs; i++) {
 		memset(&info, 0, sizeof(info));
 		len = sizeof(info);
-		if (bpf_obj_get_info_by_fd(ex->prog_fds[i], &info, &len))
+		if (bpf_obj_get_info_by_fd(ex->src->progs[i].fd, &info, &len))
 			continue;	/* keep the last values */
 		ex->progs[i].run_time_ns = info.run_time_ns;
 		ex->progs[i].run_cnt = info.run_cnt;
@@ -166,7 +132,7 @@ static void cache_collapse_names(struct pts_exporter *ex)
 	int st;
 
 	for (st = 0; st < PTS_COLLAPSE_STATUSES; st++)
-		ex->collapse_names[st] = kfeatures_enum_name(&ex->s->kf,
+		ex->collapse_names[st] = kfeatures_enum_name(ex->src->kf,
 							"scan_result", st);
 }
 
@@ -177,74 +143,74 @@ static const char *collapse_name(const void *ctx, int status)
 	return ex->collapse_names[status];
 }
 
+/* @snap rendered into a malloc()ed page; 0 or -errno */
+static int build_page(struct pts_exporter *ex, const struct pts_snapshot *snap,
+		      char **page, size_t *len)
+{
+	struct prom_input in = {
+		.eng = ex->src->eng,
+		.snap = snap,
+		.page_size = ex->src->page_size,
+		.collapse_name = collapse_name,
+		.name_ctx = ex,
+		.progs = ex->stats_fd >= 0 ? ex->progs : NULL,
+		.nr_progs = ex->src->nr_progs,
+	};
+	FILE *f = open_memstream(page, len);
+	int err;
+
+	if (!f)
+		return -errno;
+	if (in.progs)
+		read_program_stats(ex);
+	err = prom_render(&in, f);
+	/* the buffer and its length are valid after fclose() */
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		free(*page);
+		*page = NULL;
+	}
+	return err;
+}
+
 /* the page, or NULL after logging why */
 static char *render_page(void *ctx, size_t *len)
 {
 	struct pts_exporter *ex = ctx;
-	struct pts_objects objs = ex->s->eng.objs;
 	struct pts_snapshot snap;
 	char *page = NULL;
-	FILE *out;
-	struct prom_input in = {
-		.eng = &ex->s->eng,
-		.snap = &snap,
-		.page_size = ex->s->rep.page_size,
-		.collapse_name = collapse_name,
-		.name_ctx = ex,
-		.progs = ex->stats_fd >= 0 ? ex->progs : NULL,
-		.nr_progs = ex->nr_progs,
-	};
 	int err;
 
-	objs.procs_fd = -1;	/* no per-process series: skip that map */
-	err = collector_read(&objs, &snap);
+	err = ex->src->read(ex->src->ctx, &snap);
 	if (err) {
 		fprintf(stderr, "ptscope: reading BPF maps failed: %s\n",
 			strerror(-err));
 		snapshot_free(&snap);
 		return NULL;
 	}
-	if (in.progs)
-		read_program_stats(ex);
-	out = open_memstream(&page, len);
-	err = out ? prom_render(&in, out) : -errno;
+	err = build_page(ex, &snap, &page, len);
 	snapshot_free(&snap);
-	if (out && fclose(out) && !err)
-		err = -errno;
-	if (err) {
+	if (err)
 		fprintf(stderr, "ptscope: rendering metrics: %s\n",
 			strerror(-err));
-		free(page);
-		return NULL;
-	}
 	return page;
 }
 
-/* blocked outside ppoll(), so a Ctrl-C can never slip past the check */
-static void block_stop_signals(sigset_t *old)
-{
-	sigset_t stop;
-
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	sigprocmask(SIG_BLOCK, &stop, old);
-	signal(SIGPIPE, SIG_IGN);	/* a scraper hanging up is no error */
-}
-
-/* listen before attaching, so a taken port fails fast; 0 or the exit code */
-static int exporter_listen(struct pts_exporter **exp, const char *listen_arg)
+int exporter_listen(const char *listen_arg, bool verbose,
+		    struct pts_exporter **exp)
 {
 	struct pts_exporter *ex;
 	int ret;
 
+	*exp = NULL;
 	ex = calloc(1, sizeof(*ex));
 	if (!ex) {
 		fprintf(stderr, "ptscope: out of memory\n");
 		return 1;
 	}
 	ex->listen_arg = listen_arg;
+	ex->verbose = verbose;
 	ex->stats_fd = -1;
 	ex->listen_fd = -1;
 	ret = open_listener(listen_arg, &ex->listen_fd);
@@ -256,22 +222,18 @@ static int exporter_listen(struct pts_exporter **exp, const char *listen_arg)
 	return 0;
 }
 
-/* serve @s's maps; blocks the stop signals until exporter_close() */
-static int exporter_start(struct pts_exporter *ex, struct pts_session *s,
-			  bool verbose)
+int exporter_start(struct pts_exporter *ex, const struct pts_export_source *src)
 {
-	ex->s = s;
+	ex->src = src;
 	if (collect_programs(ex)) {
 		fprintf(stderr, "ptscope: out of memory\n");
 		return 1;
 	}
-	if (ex->nr_progs)
+	if (src->nr_progs)
 		enable_run_stats(ex);
 	cache_collapse_names(ex);
-	block_stop_signals(&ex->old_mask);
-	ex->started = true;
 	ex->httpd = httpd_start(ex->listen_fd, render_page, ex,
-				PROM_CONTENT_TYPE, verbose);
+				PROM_CONTENT_TYPE, ex->verbose);
 	if (!ex->httpd)
 		return 1;
 	ex->listen_fd = -1;	/* the server's now */
@@ -280,21 +242,22 @@ static int exporter_start(struct pts_exporter *ex, struct pts_session *s,
 }
 
 /*
- * Answer on the caller's thread until @deadline or Ctrl-C: the stop
+ * Answer on the caller's thread until @deadline or *@stop: the stop
  * signals are unblocked only while waiting, so they can never be missed.
  */
-int exporter_serve(struct pts_exporter *ex, double deadline)
+int exporter_serve(struct pts_exporter *ex, double deadline,
+		   const volatile sig_atomic_t *stop, const sigset_t *wait_mask)
 {
 	long ms = 1000;
 	int err;
 
-	while (!pts_stop_requested) {
+	while (!*stop) {
 		if (deadline > 0) {
 			ms = (long)((deadline - mono_seconds()) * 1000) + 1;
 			if (ms <= 0)
 				break;
 		}
-		err = httpd_step(ex->httpd, ms, &ex->old_mask);
+		err = httpd_step(ex->httpd, ms, wait_mask);
 		if (err && err != -EINTR) {
 			fprintf(stderr, "ptscope: waiting for connections "
 				"failed: %s\n", strerror(-err));
@@ -311,41 +274,8 @@ void exporter_close(struct pts_exporter *ex)
 	httpd_stop(ex->httpd);
 	if (ex->listen_fd >= 0)
 		close(ex->listen_fd);
-	if (ex->started)
-		sigprocmask(SIG_SETMASK, &ex->old_mask, NULL);
 	if (ex->stats_fd >= 0)
 		close(ex->stats_fd);
 	free(ex->progs);
-	free(ex->prog_fds);
 	free(ex);
-}
-
-int exporter_session_start(struct pts_session *s,
-			   const struct pts_options *opts, bool serve,
-			   struct pts_exporter **exp)
-{
-	struct pts_exporter *ex = NULL;
-	int ret;
-
-	*exp = NULL;
-	if (serve) {
-		ret = exporter_listen(&ex, opts->listen);
-		if (ret)
-			return ret;
-	}
-	ret = session_start(s, opts, false);
-	if (ret) {
-		exporter_close(ex);
-		return ret;
-	}
-	if (ex) {
-		ret = exporter_start(ex, s, opts->verbose);
-		if (ret) {
-			exporter_close(ex);
-			session_stop(s);
-			return ret;
-		}
-	}
-	*exp = ex;
-	return 0;
 }

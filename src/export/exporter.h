@@ -1,27 +1,49 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The Prometheus /metrics endpoint, served from the caller's thread off
- * the session's maps: ptscope export runs it alone, top --listen between
- * two refreshes.
+ * The Prometheus /metrics endpoint, served from the caller's thread off a
+ * data source: ptscope export runs it alone, top --listen between two
+ * refreshes.  It never starts a session; the views do, between
+ * exporter_listen() and exporter_start().
  */
 #ifndef PTSCOPE_EXPORTER_H
 #define PTSCOPE_EXPORTER_H
 
-#include "data/session.h"
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "data/collector.h"
+#include "data/session.h"	/* struct pts_prog_ref */
+#include "engine/engine.h"
+#include "engine/kfeatures.h"
+
+/* what each scrape reads and how the page names it */
+struct pts_export_source {
+	/* counters and histograms (per-process rows are not served) */
+	int (*read)(void *ctx, struct pts_snapshot *snap);
+	void *ctx;
+	const struct pts_engine *eng;		/* attach paths of the metrics */
+	const struct pts_kfeatures *kf;		/* khugepaged result names */
+	uint64_t page_size;
+	const struct pts_prog_ref *progs;	/* run-time statistics of these */
+	size_t nr_progs;
+};
 
 struct pts_exporter;
 
-/* Answer scrapes until CLOCK_MONOTONIC @deadline (0: none) or a stop
- * signal; 0, or 1 after saying why. */
-int exporter_serve(struct pts_exporter *ex, double deadline);
+/* Listen on @listen_arg (ADDR:PORT) before anything is attached, so a
+ * taken port fails fast.  0 with *@ex set, or the exit code (2: bad
+ * address) after saying why. */
+int exporter_listen(const char *listen_arg, bool verbose,
+		    struct pts_exporter **ex);
+/* Serve @src (kept by reference) from now on; 0, or 1 after saying why. */
+int exporter_start(struct pts_exporter *ex, const struct pts_export_source *src);
+/* Answer scrapes until CLOCK_MONOTONIC @deadline (0: none) or *@stop;
+ * @wait_mask is the signal mask while waiting (the stop signals
+ * unblocked, blocked otherwise, so none slips past the check).  0, or 1
+ * after saying why. */
+int exporter_serve(struct pts_exporter *ex, double deadline,
+		   const volatile sig_atomic_t *stop, const sigset_t *wait_mask);
 void exporter_close(struct pts_exporter *ex);
-/* Listen on opts->listen (when @serve; before attaching, so a taken port
- * fails fast), attach the session, start serving: how export and top
- * --listen begin.  The stop signals stay blocked outside exporter_serve()
- * until exporter_close().  0 with *@ex set (NULL without @serve), or the
- * exit code (2: bad address) after cleaning up and saying why. */
-int exporter_session_start(struct pts_session *s,
-			   const struct pts_options *opts, bool serve,
-			   struct pts_exporter **ex);
 
 #endif

@@ -2,17 +2,25 @@
 /*
  * libmicrohttpd serving one page, driven from the caller's thread: its
  * epoll fd is waited on with ppoll(), so the caller's stop signals and
- * deadline stay in charge.  libmicrohttpd limits connections in total and
- * per client address and closes idle ones; two things 0.9.75 (Debian 12)
- * lacks are added here, through its connection notifications:
+ * deadline stay in charge.  libmicrohttpd owns the listening socket and
+ * the connections: it accepts, limits them in total and per client
+ * address, caps each one's memory and closes idle ones.
  *
- * - a total deadline per request: a connection that has not delivered a
- *   whole request within HTTPD_REQUEST_DEADLINE_S is shut down, however
- *   steadily it trickles bytes (each byte resets the idle timeout), after
- *   a 408;
- * - a 400 for a malformed or unfinished request line: 0.9.75 hangs up on
- *   those without a word.  MHD_USE_TURBO leaves the socket open (no
- *   shutdown) until after the "closed" notification, which writes it.
+ * libmicrohttpd 0.9.75 (Debian 12) has no option for three things the
+ * exporter promises (tests/host/test_export.sh, test_export_slow.sh, the
+ * fuzz_http corpus); they are added below, in the section marked
+ * "0.9.75 workaround", through its connection notifications and the
+ * connection's socket:
+ *
+ * - a total deadline per request: MHD_OPTION_CONNECTION_TIMEOUT is an
+ *   idle timeout that each byte resets, so a client trickling a byte
+ *   every 0.5 s holds a connection for ever (slow_clients.py).  Past
+ *   HTTPD_REQUEST_DEADLINE_S it is answered 408 and shut down;
+ * - a 400 for a malformed request line ("GARBAGE", "GET"): 0.9.75 closes
+ *   those without a word (RFC 9112 3: a server SHOULD answer 400);
+ * - a 400 for an unfinished request after a half-close ("GET /metr",
+ *   SHUT_WR): on edge-triggered epoll 0.9.75 misses an end of stream
+ *   that came with the last bytes and waits for the idle timeout.
  */
 #define _GNU_SOURCE	/* ppoll */
 #include <errno.h>
@@ -30,7 +38,7 @@
 #define HTTPD_MEMORY_LIMIT	(16 * 1024)	/* per connection: request */
 #define HTTPD_TICK_MS		1000L
 
-/* a connection libmicrohttpd is serving */
+/* 0.9.75 workaround: a connection libmicrohttpd is serving */
 struct httpd_conn {
 	struct MHD_Connection *conn;
 	int fd;
@@ -46,11 +54,16 @@ struct pts_httpd {
 	httpd_page_fn page;
 	void *ctx;
 	const char *content_type;
-	struct httpd_conn conns[HTTPD_MAX_CONNECTIONS];
-	struct pollfd pfds[HTTPD_MAX_CONNECTIONS];	/* for hangups() */
-	unsigned int pfd_conn[HTTPD_MAX_CONNECTIONS];	/* conns[] index */
+	struct httpd_conn conns[HTTPD_MAX_CONNECTIONS];	/* 0.9.75 workaround */
 };
 
+/*
+ * ---- 0.9.75 workaround (see the top of this file) ----
+ * Each connection is noted when libmicrohttpd starts it; after each
+ * MHD_run() those still waiting for a whole request are checked for a
+ * half-close and their deadline.  The socket is written only when
+ * libmicrohttpd has not answered on it, so an answer is never doubled.
+ */
 static double now_s(void)
 {
 	struct timespec ts;
@@ -74,85 +87,6 @@ static void mark_complete(struct MHD_Connection *conn)
 
 	if (c)
 		c->complete = true;
-}
-
-static enum MHD_Result send_text(struct MHD_Connection *conn,
-				 unsigned int status, const char *text)
-{
-	struct MHD_Response *resp;
-	enum MHD_Result ret;
-
-	mark_complete(conn);
-	resp = MHD_create_response_from_buffer(strlen(text), (void *)text,
-					       MHD_RESPMEM_PERSISTENT);
-	if (!resp)
-		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-				"text/plain; charset=utf-8");
-	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(conn, status, resp);
-	MHD_destroy_response(resp);
-	return ret;
-}
-
-static enum MHD_Result send_page(struct pts_httpd *h,
-				 struct MHD_Connection *conn)
-{
-	struct MHD_Response *resp;
-	enum MHD_Result ret;
-	size_t len = 0;
-	char *page;
-
-	mark_complete(conn);
-	page = h->page(h->ctx, &len);
-	if (!page)
-		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				 "ptscope: could not read the metrics, see "
-				 "the exporter's stderr\n");
-	resp = MHD_create_response_from_buffer(len, page, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(page);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-				h->content_type);
-	/* one request per connection: the deadline covers each request */
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	return ret;
-}
-
-/*
- * Errors are answered on the first call, before any request body is read
- * (libmicrohttpd then closes the connection).  A GET or HEAD of /metrics
- * is answered on the second call, once the request is complete (a body
- * sent with it is ignored).
- */
-static enum MHD_Result answer(void *cls, struct MHD_Connection *conn,
-			      const char *url, const char *method,
-			      const char *version, const char *upload_data,
-			      size_t *upload_data_size, void **con_cls)
-{
-	static int request_seen;
-
-	if (strcmp(url, "/metrics"))
-		return send_text(conn, MHD_HTTP_NOT_FOUND,
-				 "ptscope: not found; metrics are at /metrics\n");
-	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
-	    strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return send_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
-				 "ptscope: only GET and HEAD are served\n");
-	if (!*con_cls) {
-		*con_cls = &request_seen;
-		return MHD_YES;
-	}
-	if (*upload_data_size) {
-		*upload_data_size = 0;	/* a body on a GET: ignored */
-		return MHD_YES;
-	}
-	return send_page(cls, conn);
 }
 
 /* called once the request line parsed */
@@ -259,31 +193,9 @@ static bool drained(int fd)
 }
 
 /*
- * Half-closed before a whole request: 0.9.75 waits on edge-triggered
- * epoll and misses an end of stream that came with the last bytes, so
- * after it ran, the peers are asked directly, all at once.
+ * Cut short connections whose peer half-closed before a whole request
+ * (400) or that are past their deadline (408); ms until the next deadline.
  */
-static void hangups(struct pts_httpd *h)
-{
-	struct pollfd *pfds = h->pfds;
-	unsigned int *at = h->pfd_conn, i, n = 0;
-
-	for (i = 0; i < HTTPD_MAX_CONNECTIONS; i++) {
-		if (!waiting(&h->conns[i]))
-			continue;
-		pfds[n] = (struct pollfd){ .fd = h->conns[i].fd,
-					   .events = POLLRDHUP };
-		at[n++] = i;
-	}
-	if (!n || poll(pfds, n, 0) <= 0)
-		return;
-	for (i = 0; i < n; i++)
-		if ((pfds[i].revents & (POLLRDHUP | POLLHUP | POLLERR)) &&
-		    drained(pfds[i].fd))
-			cut_short(&h->conns[at[i]], "400 Bad Request");
-}
-
-/* cut short connections past their deadline; ms until the next one */
 static long expire(struct pts_httpd *h)
 {
 	double now = now_s(), left, next = HTTPD_TICK_MS / 1e3;
@@ -295,7 +207,9 @@ static long expire(struct pts_httpd *h)
 		if (!waiting(c))
 			continue;
 		left = c->since + HTTPD_REQUEST_DEADLINE_S - now;
-		if (left <= 0)
+		if (drained(c->fd))
+			cut_short(c, "400 Bad Request");
+		else if (left <= 0)
 			cut_short(c, "408 Request Timeout");
 		else if (left < next)
 			next = left;
@@ -303,9 +217,93 @@ static long expire(struct pts_httpd *h)
 	return (long)(next * 1000) + 1;
 }
 
+/* ---- end of the 0.9.75 workaround ---- */
+
+static enum MHD_Result send_text(struct MHD_Connection *conn,
+				 unsigned int status, const char *text)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	mark_complete(conn);
+	resp = MHD_create_response_from_buffer(strlen(text), (void *)text,
+					       MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"text/plain; charset=utf-8");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result send_page(struct pts_httpd *h,
+				 struct MHD_Connection *conn)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	size_t len = 0;
+	char *page;
+
+	mark_complete(conn);
+	page = h->page(h->ctx, &len);
+	if (!page)
+		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				 "ptscope: could not read the metrics, see "
+				 "the exporter's stderr\n");
+	resp = MHD_create_response_from_buffer(len, page, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(page);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				h->content_type);
+	/* one request per connection: the deadline covers each request */
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/*
+ * Errors are answered on the first call, before any request body is read
+ * (libmicrohttpd then closes the connection).  A GET or HEAD of /metrics
+ * is answered on the second call, once the request is complete (a body
+ * sent with it is ignored).
+ */
+static enum MHD_Result answer(void *cls, struct MHD_Connection *conn,
+			      const char *url, const char *method,
+			      const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **con_cls)
+{
+	static int request_seen;
+
+	if (strcmp(url, "/metrics"))
+		return send_text(conn, MHD_HTTP_NOT_FOUND,
+				 "ptscope: not found; metrics are at /metrics\n");
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return send_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+				 "ptscope: only GET and HEAD are served\n");
+	if (!*con_cls) {
+		*con_cls = &request_seen;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		*upload_data_size = 0;	/* a body on a GET: ignored */
+		return MHD_YES;
+	}
+	return send_page(cls, conn);
+}
+
 struct pts_httpd *httpd_start(int listen_fd, httpd_page_fn page, void *ctx,
 			      const char *content_type, bool verbose)
 {
+	/* no internal thread: the caller waits on the epoll fd; TURBO leaves
+	 * the socket open until after the "closed" notification (the 0.9.75
+	 * workaround answers 400 there) */
 	unsigned int flags = MHD_USE_EPOLL | MHD_USE_TURBO;
 	const union MHD_DaemonInfo *info;
 	struct pts_httpd *h;
@@ -358,7 +356,6 @@ int httpd_step(struct pts_httpd *h, long timeout_ms, const sigset_t *unblocked)
 	if (ppoll(&pfd, 1, &ts, unblocked) < 0)
 		return -errno;
 	MHD_run(h->daemon);	/* answers, accepts, drops idle clients */
-	hangups(h);
 	expire(h);
 	return 0;
 }

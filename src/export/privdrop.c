@@ -15,7 +15,6 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
-#include <bpf/bpf.h>
 #include <seccomp.h>
 #include "export/privdrop.h"
 
@@ -80,17 +79,7 @@ static unsigned long long permitted_caps(void)
 	return data[0].permitted | (unsigned long long)data[1].permitted << 32;
 }
 
-/* whether bpf() on @fd works without an effective capability */
-static bool bpf_needs_cap(int fd)
-{
-	struct bpf_map_info info;
-	__u32 len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	return bpf_obj_get_info_by_fd(fd, &info, &len) && errno == EPERM;
-}
-
-static int drop_caps(int bpf_fd)
+static int drop_caps(const struct pts_session *s)
 {
 	unsigned long long perm = permitted_caps(), keep = 0;
 	int cap, top = last_cap();
@@ -101,7 +90,8 @@ static int drop_caps(int bpf_fd)
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	if (set_caps(0, perm))
 		return -errno;
-	if (bpf_fd >= 0 && bpf_needs_cap(bpf_fd))
+	/* with no effective capability left: can the maps still be read? */
+	if (session_check_read(s) == -EPERM)
 		keep = 1ULL << (top >= CAP_BPF ? CAP_BPF : CAP_SYS_ADMIN);
 	if (set_caps(keep & perm, keep & perm))
 		return -errno;
@@ -151,11 +141,11 @@ out:
 	return err;
 }
 
-int privdrop_apply(int bpf_fd)
+int privdrop_apply(const struct pts_session *s)
 {
 	int err;
 
-	err = drop_caps(bpf_fd);
+	err = drop_caps(s);
 	if (err) {
 		fprintf(stderr, "ptscope: dropping capabilities failed: %s\n",
 			strerror(-err));

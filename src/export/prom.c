@@ -5,9 +5,7 @@
  * reset); a metric that is not attached on this kernel is left out
  * entirely, never exported as 0.
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,97 +296,5 @@ int prom_render(const struct prom_input *in, FILE *out)
 	render_progs(in, out);
 	if (fflush(out) || ferror(out))
 		return errno ? -errno : -EIO;
-	return 0;
-}
-
-static int listen_error(char *err, size_t errlen, const char *listen,
-			const char *why)
-{
-	snprintf(err, errlen, "--listen %s: %s (want ADDR:PORT, e.g. "
-		 "127.0.0.1:9477 or [::1]:9477)", listen, why);
-	return -EINVAL;
-}
-
-static int parse_port(const char *s, uint16_t *port)
-{
-	unsigned long v = 0;
-
-	if (!*s || strlen(s) > 5 || strspn(s, "0123456789") != strlen(s))
-		return -EINVAL;
-	v = strtoul(s, NULL, 10);
-	if (v < 1 || v > 65535)
-		return -EINVAL;
-	*port = (uint16_t)v;
-	return 0;
-}
-
-static int parse_ipv6(const char *host, size_t len, uint16_t port,
-		      struct sockaddr_storage *addr, socklen_t *addrlen)
-{
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)addr;
-	char buf[INET6_ADDRSTRLEN];
-
-	if (len < 2 || host[len - 1] != ']' || len - 2 >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, host + 1, len - 2);
-	buf[len - 2] = '\0';
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	if (inet_pton(AF_INET6, buf, &sin6->sin6_addr) != 1)
-		return -EINVAL;
-	*addrlen = sizeof(*sin6);
-	return 0;
-}
-
-static int parse_ipv4(const char *host, size_t len, uint16_t port,
-		      struct sockaddr_storage *addr, socklen_t *addrlen)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)addr;
-	char buf[INET_ADDRSTRLEN];
-
-	if (len == strlen("localhost") && !strncmp(host, "localhost", len)) {
-		host = "127.0.0.1";
-		len = strlen(host);
-	}
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, host, len);
-	buf[len] = '\0';
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
-	if (inet_pton(AF_INET, buf, &sin->sin_addr) != 1)
-		return -EINVAL;
-	*addrlen = sizeof(*sin);
-	return 0;
-}
-
-int prom_parse_listen(const char *listen, struct sockaddr_storage *addr,
-		      socklen_t *addrlen, char *err, size_t errlen)
-{
-	const char *colon = strrchr(listen, ':');
-	uint16_t port;
-	size_t len;
-
-	memset(addr, 0, sizeof(*addr));
-	if (!colon)
-		return listen_error(err, errlen, listen, "no port");
-	if (parse_port(colon + 1, &port))
-		return listen_error(err, errlen, listen,
-				    "the port must be a number from 1 to 65535");
-	len = (size_t)(colon - listen);
-	if (!len)
-		return listen_error(err, errlen, listen, "no address");
-	if (listen[0] == '[') {
-		if (parse_ipv6(listen, len, port, addr, addrlen))
-			return listen_error(err, errlen, listen,
-					    "not an IPv6 address");
-		return 0;
-	}
-	if (memchr(listen, ':', len))
-		return listen_error(err, errlen, listen,
-				    "IPv6 addresses go in brackets");
-	if (parse_ipv4(listen, len, port, addr, addrlen))
-		return listen_error(err, errlen, listen,
-				    "not an IPv4 address (or localhost)");
 	return 0;
 }

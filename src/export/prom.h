@@ -17,7 +17,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/socket.h>
 #include <stdio.h>
 #include "data/collector.h"
 #include "data/schema.h"
@@ -60,12 +59,5 @@ void prom_put_seconds(FILE *out, uint64_t ns);
  * -errno when writing to @out failed (open_memstream: -ENOMEM).
  */
 int prom_render(const struct prom_input *in, FILE *out);
-
-/*
- * "127.0.0.1:9477", "[::1]:9477" or "localhost:9477" into a socket
- * address; 0, or -EINVAL with the reason in @err.
- */
-int prom_parse_listen(const char *listen, struct sockaddr_storage *addr,
-		      socklen_t *addrlen, char *err, size_t errlen);
 
 #endif

@@ -7,28 +7,30 @@
 #include "export/exporter.h"
 #include "export/privdrop.h"
 #include "data/session.h"
+#include "views/signals.h"
+#include "views/start.h"
 #include "views/views.h"
 
 int view_export(const struct pts_options *opts)
 {
+	struct pts_export_source src;
 	struct pts_exporter *ex;
 	struct pts_session s;
 	double deadline = 0;
 	int ret;
 
-	ret = exporter_session_start(&s, opts, true, &ex);
+	ret = view_serve_start(&s, &src, opts, true, &ex);
 	if (ret)
 		return ret;
 	/* attached and listening: serving needs none of root's powers */
-	ret = privdrop_apply(s.eng.objs.counters_fd);
+	ret = privdrop_apply(&s);
 	if (ret)
 		goto out;
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop\n");
 	if (opts->duration_s)
 		deadline = mono_seconds() + opts->duration_s;
-	ret = exporter_serve(ex, deadline);
+	ret = exporter_serve(ex, deadline, &pts_stop_requested, signals_hold());
 out:
-	exporter_close(ex);
-	session_stop(&s);
+	view_serve_stop(&s, ex);
 	return ret;
 }

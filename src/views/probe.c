@@ -4,6 +4,7 @@
 #include "engine/catalog.h"
 #include "views/report.h"
 #include "data/session.h"
+#include "views/start.h"
 #include "views/views.h"
 
 static void candidates_text(FILE *out, const struct pts_choice *ch)
@@ -47,7 +48,7 @@ int view_probe(const struct pts_options *opts)
 	FILE *out;
 	int ret;
 
-	ret = session_start(&s, opts, false);
+	ret = view_session_start(&s, opts, false);
 	if (ret)
 		return ret;
 	if (opts->json) {

@@ -6,19 +6,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <json-c/json.h>
-#include "engine/kfeatures.h"
 #include "data/collector.h"
-#include "engine/engine.h"
+#include "data/report_input.h"	/* struct pts_report */
 #include "data/schema.h"
-
-struct pts_report {
-	const struct pts_engine *eng;
-	const struct pts_kfeatures *kf;
-	uint64_t page_size;
-	/* khugepaged result names; NULL: from kf's BTF */
-	pts_result_name_fn result_name;
-	const void *result_ctx;
-};
 
 json_object *report_system_json(const struct pts_report *rep);
 /* the schema context of @rep: engine, page size, khugepaged result names */

@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "views/run_cmd.h"
-#include "data/session.h"
+#include "views/signals.h"
 
 int child_spawn(struct pts_child *child, char **argv)
 {

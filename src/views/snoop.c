@@ -19,6 +19,8 @@
 #include "data/format.h"
 #include "views/report.h"
 #include "data/session.h"
+#include "views/signals.h"
+#include "views/start.h"
 #include "views/views.h"
 
 /*
@@ -285,7 +287,7 @@ static int summary(struct snoop_ctx *sc, struct pts_session *s,
 {
 	struct pts_snapshot snap;
 
-	if (!collector_read(&s->eng.objs, &snap)) {
+	if (!session_read_totals(s, &snap)) {
 		fprintf(stderr, "ptscope: %llu events, %llu dropped (ring buffer full)\n",
 			(unsigned long long)sc->events,
 			(unsigned long long)snap.counters.v[PTS_C_DROP_RINGBUF]);
@@ -342,7 +344,7 @@ int view_snoop(const struct pts_options *opts)
 	FILE *file = NULL;
 	int ret, werr = 0;
 
-	ret = session_start(&s, opts, false);
+	ret = view_session_start(&s, opts, false);
 	if (ret)
 		return ret;
 	sc.page_size = s.rep.page_size;
@@ -354,7 +356,7 @@ int view_snoop(const struct pts_options *opts)
 		}
 		sc.fd = fileno(file);
 	}
-	rb = ring_buffer__new(s.eng.objs.events_fd, handle_event, &sc, NULL);
+	rb = session_events(&s, handle_event, &sc);
 	if (!rb) {
 		fprintf(stderr, "ptscope: cannot open the event ring buffer: %s\n",
 			strerror(errno));

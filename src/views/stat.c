@@ -4,13 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <bpf/bpf.h>
 #include "data/collector.h"
 #include "data/format.h"
 #include "data/kcounters.h"
 #include "views/report.h"
 #include "views/run_cmd.h"
 #include "data/session.h"
+#include "views/start.h"
 #include "views/views.h"
 
 static void cmdline(char *buf, size_t len, char **argv)
@@ -26,7 +26,7 @@ static void cmdline(char *buf, size_t len, char **argv)
 
 static int stat_json(struct pts_session *s, const struct pts_snapshot *snap,
 		     const struct kcounters *kc, const char *cmd, int status,
-		     double elapsed)
+		     double elapsed, const char *output)
 {
 	json_object *root = json_object_new_object();
 	json_object *run = json_object_new_object();
@@ -41,16 +41,16 @@ static int stat_json(struct pts_session *s, const struct pts_snapshot *snap,
 	json_object_object_add(root, "metrics", report_metrics_json(&s->rep));
 	json_object_object_add(root, "counters", report_snapshot_json(&s->rep, snap));
 	json_object_object_add(root, "kernel_counters", kcounters_json(kc));
-	err = report_write_json(root, s->opts->output);
+	err = report_write_json(root, output);
 	json_object_put(root);
 	return err;
 }
 
 static int stat_text(struct pts_session *s, const struct pts_snapshot *snap,
 		     const struct kcounters *kc, const char *cmd, int status,
-		     double elapsed)
+		     double elapsed, const char *output)
 {
-	FILE *out = report_open(s->opts->output);
+	FILE *out = report_open(output);
 	char safe[4 * 512], comm[FMT_COMM_LEN];
 	size_t i;
 
@@ -69,7 +69,7 @@ static int stat_text(struct pts_session *s, const struct pts_snapshot *snap,
 			fmt_escape(comm, sizeof(comm), snap->procs[i].stats.comm),
 			(unsigned long long)proc_total_mremap(&snap->procs[i].stats),
 			(unsigned long long)proc_total_faults(&snap->procs[i].stats));
-	return report_close(out, s->opts->output);
+	return report_close(out, output);
 }
 
 int view_stat(const struct pts_options *opts)
@@ -81,8 +81,6 @@ int view_stat(const struct pts_options *opts)
 	char cmd[512];
 	double start;
 	int ret, status, err;
-	__u32 tgid;
-	__u8 one = 1;
 
 	err = child_spawn(&child, opts->cmd_argv);
 	if (err) {
@@ -90,15 +88,15 @@ int view_stat(const struct pts_options *opts)
 			strerror(-err));
 		return 1;
 	}
-	ret = session_start(&s, opts, true);
+	ret = view_session_start(&s, opts, true);
 	if (ret) {
 		child_kill(&child);
 		return ret;
 	}
-	tgid = (__u32)child.pid;
-	if (bpf_map_update_elem(s.eng.objs.traced_fd, &tgid, &one, BPF_ANY)) {
+	err = session_trace_pid(&s, child.pid);
+	if (err) {
 		fprintf(stderr, "ptscope: cannot trace pid %d: %s\n", child.pid,
-			strerror(errno));
+			strerror(-err));
 		child_kill(&child);
 		session_stop(&s);
 		return 1;
@@ -111,16 +109,19 @@ int view_stat(const struct pts_options *opts)
 	kcounters_read(&kc_after);
 	kcounters_delta(&kc_after, &kc_before, &kc);
 	cmdline(cmd, sizeof(cmd), opts->cmd_argv);
-	if (collector_read(&s.eng.objs, &snap)) {
+	err = session_read(&s, &snap);
+	if (err) {
 		fprintf(stderr, "ptscope: reading BPF maps failed: %s\n",
-			strerror(errno));
+			strerror(-err));
 		session_stop(&s);
 		return 1;
 	}
 	if (opts->json)
-		ret = stat_json(&s, &snap, &kc, cmd, status, mono_seconds() - start);
+		ret = stat_json(&s, &snap, &kc, cmd, status, mono_seconds() - start,
+				opts->output);
 	else
-		ret = stat_text(&s, &snap, &kc, cmd, status, mono_seconds() - start);
+		ret = stat_text(&s, &snap, &kc, cmd, status, mono_seconds() - start,
+				opts->output);
 	snapshot_free(&snap);
 	session_stop(&s);
 	/* the report is written: exit as the command did, like time(1) */

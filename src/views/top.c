@@ -21,9 +21,12 @@
 #include "data/schema.h"
 #include "views/report.h"
 #include "data/session.h"
+#include "views/signals.h"
+#include "views/start.h"
 #include "views/views.h"
 
 static enum pts_sort sort_key;
+static const struct pts_options *top_opts;
 
 static __u64 sort_value(const struct pts_proc_entry *e)
 {
@@ -225,14 +228,14 @@ static int out_error(FILE *out)
 static int render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
 		   bool tty)
 {
-	int rows = s->opts->rows, fit;
+	int rows = top_opts->rows, fit;
 	json_object *root;
 	char *frame = NULL, *line, *save;
 	size_t len = 0;
 	FILE *mem;
 	int err = 0;
 
-	if (s->opts->json) {
+	if (top_opts->json) {
 		root = report_snapshot_json(&s->rep, d);
 		/* over a buffer's worth goes straight out: keep its errno */
 		if (fprintf(out, "%s\n", json_object_to_json_string_ext(root,
@@ -280,7 +283,8 @@ static int wait_refresh(struct pts_exporter *ex, double next)
 	double left = next - mono_seconds();
 
 	if (ex)
-		return exporter_serve(ex, next);
+		return exporter_serve(ex, next, &pts_stop_requested,
+				      signals_hold());
 	if (left > 0)
 		sleep_interval(left);
 	return 0;
@@ -290,13 +294,13 @@ static int wait_refresh(struct pts_exporter *ex, double next)
 static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out,
 		    int *werr)
 {
-	const struct pts_options *opts = s->opts;
+	const struct pts_options *opts = top_opts;
 	struct pts_snapshot prev, now, delta;
 	bool tty = isatty(fileno(out));
 	double start, next;
 	int ret = 0;
 
-	if (collector_read(&s->eng.objs, &prev))
+	if (session_read(s, &prev))
 		goto read_failed;
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop\n");
 	start = next = prev.mono_s;
@@ -305,7 +309,7 @@ static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out,
 		ret = wait_refresh(ex, next);
 		if (ret)
 			break;
-		if (collector_read(&s->eng.objs, &now))
+		if (session_read(s, &now))
 			goto read_failed;
 		snapshot_delta(&now, &prev, &delta);
 		*werr = render(out, s, &delta, tty);
@@ -338,13 +342,15 @@ static int top_close(FILE *out, const char *path, int werr)
 
 int view_top(const struct pts_options *opts)
 {
+	struct pts_export_source src;
 	struct pts_exporter *ex;
 	struct pts_session s;
 	int ret, werr = 0;
 	FILE *out;
 
 	sort_key = opts->sort;
-	ret = exporter_session_start(&s, opts, opts->listen_set, &ex);
+	top_opts = opts;
+	ret = view_serve_start(&s, &src, opts, opts->listen_set, &ex);
 	if (ret)
 		return ret;
 	out = report_open(opts->output);
@@ -352,13 +358,12 @@ int view_top(const struct pts_options *opts)
 		ret = 1;
 	} else {
 		/* attached, listening, -o open: serving needs no privilege */
-		if (ex && privdrop_apply(s.eng.objs.counters_fd))
+		if (ex && privdrop_apply(&s))
 			ret = 1;
 		else
 			ret = top_loop(&s, ex, out, &werr);
 		ret = top_close(out, opts->output, werr) || ret;
 	}
-	exporter_close(ex);
-	session_stop(&s);
+	view_serve_stop(&s, ex);
 	return ret;
 }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the exporter's HTTP request path: the bytes are
- * one raw request, written to the in-process server (src/httpd.c, with
+ * one raw request, written to the in-process server (src/export/httpd.c, with
  * libmicrohttpd) on 127.0.0.1 and followed by a half-close; the answer is
  * read until the server closes.  The page is a fixed string, no BPF.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
- *	tests/fuzz/fuzz_http.c src/httpd.c -o fuzz_http -lmicrohttpd
+ *	tests/fuzz/fuzz_http.c src/export/httpd.c -o fuzz_http -lmicrohttpd
  *   ./fuzz_http tests/fuzz/corpus/http
  */
 #include <arpa/inet.h>

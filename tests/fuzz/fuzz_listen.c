@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libFuzzer target: the --listen ADDR:PORT parser (prom_parse_listen). */
+/* libFuzzer target: the --listen ADDR:PORT parser (listen_parse). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "export/prom.h"
+#include "export/listen.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(arg, data, size);
 	arg[size] = '\0';
 	err[0] = '\0';
-	if (prom_parse_listen(arg, &addr, &addrlen, err, sizeof(err)) == 0) {
+	if (listen_parse(arg, &addr, &addrlen, err, sizeof(err)) == 0) {
 		if (addrlen == 0 || addrlen > sizeof(addr))
 			abort();
 		if (addr.ss_family != AF_INET && addr.ss_family != AF_INET6)
