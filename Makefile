@@ -55,7 +55,7 @@ KERNEL_VARIANTS := patched batching fix
 
 .SECONDARY:
 
-.PHONY: fuzz-levels all deps deps-static deps-vm deps-kernel static check unit-check \
+.PHONY: fuzz-levels all deps deps-static deps-vm deps-kernel static check unit-check tree-check \
 	host-check harness-check san san-check fuzz fuzz-build \
 	vm-check kernel kernel-check demo bench install clean
 
@@ -184,6 +184,11 @@ HARNESS_TESTS := tests/harness/test_run.sh tests/vm/test_harness.sh
 harness-check:
 	@./tests/run.sh harness $(HARNESS_TESTS)
 
+# the source tree: no layer includes one above it (docs/layout.md)
+TREE_TESTS := tests/tree/test_layers.sh
+tree-check:
+	@./tests/run.sh tree $(TREE_TESTS)
+
 host-check: deps all
 	@./tests/run.sh host tests/host/test_*.sh
 
@@ -238,7 +243,7 @@ check: deps-vm deps-kernel
 	$(MAKE) all $(UNIT_BINS) san fuzz-build
 	$(MAKE) static
 	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
-	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh all $(HARNESS_TESTS) $(UNIT_BINS) \
+	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh all $(HARNESS_TESTS) $(TREE_TESTS) $(UNIT_BINS) \
 		tests/host/test_*.sh tests/vm/test_matrix.sh \
 		kernel/check-patches.sh tests/vm/test_patched.sh \
 		$(SAN_RUN) $(FUZZ_RUN)

@@ -236,7 +236,6 @@ static void result_line(FILE *out, const struct pts_schema_ctx *sc,
 
 	if (!f)
 		return;
-	fprintf(out, " ");
 	for (st = 0; st < schema_label_count(f); st++) {
 		if (!schema_label_shown(sc, f, s, st))
 			continue;

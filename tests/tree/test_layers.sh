@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The source tree's layers (docs/layout.md): engine <- data <- export <-
+# views <- main.c.  A file may include headers of its own layer and of the
+# layers below it, never above; every source file sits in a layer.
+set -u
+cd "$(dirname "$0")/../.."
+declare -A rank=([engine]=0 [data]=1 [export]=2 [views]=3)
+n=0 fails=0
+
+result() {
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $n - $2"
+	else
+		fails=$((fails + 1))
+		echo "not ok $n - $2"
+	fi
+}
+
+for f in src/*.c src/*/*.[ch]; do
+	layer=$(echo "$f" | cut -d/ -f2)
+	case "$f" in
+	src/main.c) mine=4 ;;
+	src/*/*) mine=${rank[$layer]:-} ;;
+	*) mine= ;;
+	esac
+	if [ -z "$mine" ]; then
+		result not "$f: not in a layer directory (${!rank[*]})"
+		continue
+	fi
+	bad=
+	for inc in $(sed -n 's/^#include "\([a-z_]*\)\/.*/\1/p' "$f"); do
+		if [ -z "${rank[$inc]:-}" ] || [ "${rank[$inc]}" -gt "$mine" ]; then
+			bad="$bad $inc"
+		fi
+	done
+	if [ -n "$bad" ]; then
+		result not "$f includes a higher layer:$bad"
+	else
+		result ok "$f includes only its layer and those below"
+	fi
+done
+echo "1..$n"
+[ "$fails" -eq 0 ]
