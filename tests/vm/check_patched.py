@@ -221,7 +221,7 @@ def check_export(variant, blocks):
             variant, (r.stdout + r.stderr).strip()[:300] or "accepts the page"))
     with open(os.path.join(TOP, "dashboards", "ptscope.json")) as f:
         dash = json.load(f)
-    with open(os.path.join(TOP, "src", "prom.c")) as f:
+    with open(os.path.join(TOP, "src", "data", "schema.c")) as f:
         source = f.read()
     nr, notes, bad = check_dashboard.check(dash, page, source)
     tap(nr and not bad, "%s export: the dashboard's %d queries find their "
