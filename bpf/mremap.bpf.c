@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mremap: every call with its geometry, result and latency (stock
- * syscall tracepoints), and move_page_tables() calls with bytes
+ * mremap: every call with its geometry, result and latency (fentry/fexit
+ * on the syscall function, or the stock syscall tracepoints), and move_page_tables() calls with bytes
  * requested vs moved (fentry/fexit or kprobe/kretprobe).  The frontend
  * autoloads one candidate set per metric; the rest stay unloaded.
  */
@@ -154,6 +154,40 @@ out:
 	bpf_map_delete_elem(&mremap_inflight, &tid);
 }
 
+/* the arguments from the user's registers, as the syscall function reads them */
+static __always_inline void mremap_enter_regs(struct pt_regs *regs)
+{
+	mremap_enter(PT_REGS_PARM1_CORE_SYSCALL(regs),
+		     PT_REGS_PARM2_CORE_SYSCALL(regs),
+		     PT_REGS_PARM3_CORE_SYSCALL(regs),
+		     PT_REGS_PARM4_CORE_SYSCALL(regs));
+}
+
+/*
+ * Candidate 0: fentry/fexit on the syscall function itself.  Enabling any
+ * syscall tracepoint sets SYSCALL_TRACEPOINT work on every task
+ * (syscall_regfunc(), kernel/tracepoint.c), which sends every syscall of
+ * every task through the tracing slow path; a trampoline on the mremap
+ * syscall costs nothing elsewhere.  Since 4.17 (x86-64) and 4.19 (arm64)
+ * the syscall function takes the user's struct pt_regs * and reads the
+ * arguments from it (arch/x86/include/asm/syscall_wrapper.h,
+ * arch/arm64/include/asm/syscall_wrapper.h).  The section names the x86
+ * function; the frontend retargets it to the running arch's name.
+ */
+SEC("fentry/__x64_sys_mremap")
+int BPF_PROG(mremap_fentry_enter, struct pt_regs *regs)
+{
+	mremap_enter_regs(regs);
+	return 0;
+}
+
+SEC("fexit/__x64_sys_mremap")
+int BPF_PROG(mremap_fexit, struct pt_regs *regs, long ret)
+{
+	mremap_exit(ret);
+	return 0;
+}
+
 /* Candidate 1: syscalls:sys_{enter,exit}_mremap (needs tracefs) */
 SEC("tracepoint/syscalls/sys_enter_mremap")
 int mremap_tp_enter(struct trace_event_raw_sys_enter *ctx)
@@ -175,10 +209,7 @@ int BPF_PROG(mremap_btf_enter, struct pt_regs *regs, long id)
 {
 	if (id != NR_mremap)
 		return 0;
-	mremap_enter(PT_REGS_PARM1_CORE_SYSCALL(regs),
-		     PT_REGS_PARM2_CORE_SYSCALL(regs),
-		     PT_REGS_PARM3_CORE_SYSCALL(regs),
-		     PT_REGS_PARM4_CORE_SYSCALL(regs));
+	mremap_enter_regs(regs);
 	return 0;
 }
 

@@ -347,7 +347,7 @@ static void test_mremap_only(void **state)
 	assert_line(text, "ptscope_mremap_new_bytes_total{class=\"failed\"} 4096");
 	assert_line(text, "# TYPE ptscope_mremap_duration_seconds histogram");
 	assert_line(text, "ptscope_probe_attached{metric=\"mremap.calls\","
-		    "path=\"tracepoint\",status=\"exact\"} 1");
+		    "path=\"fentry\",status=\"exact\"} 1");
 	assert_absent(text, "ptscope_move_page_tables_");
 	assert_absent(text, "ptscope_hugepage_");
 }
