@@ -258,6 +258,13 @@ static void test_calls_fentry_arm64_name(void **state)
 			    "__arm64_sys_mremap");
 	assert_string_equal(choice_of("mremap.calls")->targets[1],
 			    "__arm64_sys_mremap");
+
+	/* x86 refuses fentry: that, not the absent arm64 name, is why */
+	k = kernel_6_15(REQ_BIT(PTS_REQ_FENTRY));
+	k.missing = "__arm64_sys_mremap";
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("mremap.calls", CALLS_TRACEFS);
+	assert_why("mremap.calls", CALLS_FENTRY, FENTRY_REFUSED);
 }
 
 /* fentry refused: the stock syscall tracepoints, through tracefs first */
