@@ -13,7 +13,7 @@
  */
 static const char *const shared_maps[] = {
 	"counters", "hists", "procs", "traced", "events", "procs_exited",
-	/* per-thread state, removed by the task object when a thread dies */
+	/* per-thread state: task-local storage, one per thread and map */
 	"mremap_inflight", "mpt_inflight", "mpt_partial", "fault_inflight",
 	"in_madvise",
 };
