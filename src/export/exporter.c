@@ -145,8 +145,7 @@ static void cache_collapse_names(struct pts_exporter *ex)
 	int st;
 
 	for (st = 0; st < PTS_COLLAPSE_STATUSES; st++)
-		ex->collapse_names[st] = kfeatures_enum_name(ex->src->kf,
-							"scan_result", st);
+		ex->collapse_names[st] = kfeatures_scan_result(ex->src->kf, st);
 }
 
 static const char *collapse_name(const void *ctx, int status)
