@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mremap: every call with its geometry, result and latency (stock
- * syscall tracepoints), and move_page_tables() calls with bytes
+ * mremap: every call with its geometry, result and latency (fentry/fexit
+ * on the syscall function, or the stock syscall tracepoints), and move_page_tables() calls with bytes
  * requested vs moved (fentry/fexit or kprobe/kretprobe).  The frontend
  * autoloads one candidate set per metric; the rest stay unloaded.
  */
@@ -49,19 +49,19 @@ struct task_struct___in_execve {
 static __always_inline void mremap_enter(__u64 addr, __u64 old_len,
 					 __u64 new_len, __u64 flags)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct mremap_start start = {
-		.ts = bpf_ktime_get_ns(),
-		.addr = addr,
-		.old_len = old_len,
-		.new_len = new_len,
-		.flags = flags,
-	};
+	struct mremap_start *s;
 
 	if (!task_wanted())
 		return;
-	if (bpf_map_update_elem(&mremap_inflight, &tid, &start, BPF_ANY))
-		count_add(PTS_C_DROP_START_MAP, 1);
+	s = thread_state_create(mremap_inflight);
+	if (!s)
+		return;
+	__builtin_memset(s, 0, sizeof(*s));
+	s->addr = addr;
+	s->old_len = old_len;
+	s->new_len = new_len;
+	s->flags = flags;
+	s->ts = bpf_ktime_get_ns();
 }
 
 /* Could move_page_tables() move a whole entry of size @entry here? */
@@ -124,14 +124,13 @@ static __always_inline void mremap_event(const struct mremap_start *s,
 
 static __always_inline void mremap_exit(long ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct mremap_start *s;
 	struct pts_proc *proc;
 	__u64 delta;
 	__u32 class;
 
-	s = bpf_map_lookup_elem(&mremap_inflight, &tid);
-	if (!s)
+	s = thread_state(mremap_inflight);
+	if (!s || !s->ts)
 		return;
 	delta = bpf_ktime_get_ns() - s->ts;
 	class = mremap_class(s, ret);
@@ -151,7 +150,41 @@ static __always_inline void mremap_exit(long ret)
 	}
 	mremap_event(s, ret, class, delta);
 out:
-	bpf_map_delete_elem(&mremap_inflight, &tid);
+	s->ts = 0;
+}
+
+/* the arguments from the user's registers, as the syscall function reads them */
+static __always_inline void mremap_enter_regs(struct pt_regs *regs)
+{
+	mremap_enter(PT_REGS_PARM1_CORE_SYSCALL(regs),
+		     PT_REGS_PARM2_CORE_SYSCALL(regs),
+		     PT_REGS_PARM3_CORE_SYSCALL(regs),
+		     PT_REGS_PARM4_CORE_SYSCALL(regs));
+}
+
+/*
+ * Candidate 0: fentry/fexit on the syscall function itself.  Enabling any
+ * syscall tracepoint sets SYSCALL_TRACEPOINT work on every task
+ * (syscall_regfunc(), kernel/tracepoint.c), which sends every syscall of
+ * every task through the tracing slow path; a trampoline on the mremap
+ * syscall costs nothing elsewhere.  Since 4.17 (x86-64) and 4.19 (arm64)
+ * the syscall function takes the user's struct pt_regs * and reads the
+ * arguments from it (arch/x86/include/asm/syscall_wrapper.h,
+ * arch/arm64/include/asm/syscall_wrapper.h).  The section names the x86
+ * function; the frontend retargets it to the running arch's name.
+ */
+SEC("fentry/__x64_sys_mremap")
+int BPF_PROG(mremap_fentry_enter, struct pt_regs *regs)
+{
+	mremap_enter_regs(regs);
+	return 0;
+}
+
+SEC("fexit/__x64_sys_mremap")
+int BPF_PROG(mremap_fexit, struct pt_regs *regs, long ret)
+{
+	mremap_exit(ret);
+	return 0;
 }
 
 /* Candidate 1: syscalls:sys_{enter,exit}_mremap (needs tracefs) */
@@ -175,10 +208,7 @@ int BPF_PROG(mremap_btf_enter, struct pt_regs *regs, long id)
 {
 	if (id != NR_mremap)
 		return 0;
-	mremap_enter(PT_REGS_PARM1_CORE_SYSCALL(regs),
-		     PT_REGS_PARM2_CORE_SYSCALL(regs),
-		     PT_REGS_PARM3_CORE_SYSCALL(regs),
-		     PT_REGS_PARM4_CORE_SYSCALL(regs));
+	mremap_enter_regs(regs);
 	return 0;
 }
 
@@ -202,25 +232,29 @@ static __always_inline bool in_execve(void)
 static __always_inline void mpt_enter(__u64 old_addr, __u64 new_addr,
 				      __u64 len, __u64 old_end, bool for_stack)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct mpt_walk walk = {
-		.ts = bpf_ktime_get_ns(),
-		.len = len,
-		.old_start = old_addr,
-		.new_start = new_addr,
-		.old_end = old_end,
-		.for_stack = for_stack,
-	};
+	struct mpt_walk *w;
+	__u8 *partial;
+	__u8 reverse = 0;
 
 	if (!task_wanted())
 		return;
 	/* move_vma() moves the entries back after a partial move */
-	if (bpf_map_lookup_elem(&mpt_partial, &tid)) {
-		walk.reverse = 1;
-		bpf_map_delete_elem(&mpt_partial, &tid);
+	partial = thread_state(mpt_partial);
+	if (partial && *partial) {
+		reverse = 1;
+		*partial = 0;
 	}
-	if (bpf_map_update_elem(&mpt_inflight, &tid, &walk, BPF_ANY))
-		count_add(PTS_C_DROP_START_MAP, 1);
+	w = thread_state_create(mpt_inflight);
+	if (!w)
+		return;
+	__builtin_memset(w, 0, sizeof(*w));
+	w->len = len;
+	w->old_start = old_addr;
+	w->new_start = new_addr;
+	w->old_end = old_end;
+	w->for_stack = for_stack;
+	w->reverse = reverse;
+	w->ts = bpf_ktime_get_ns();
 }
 
 static __always_inline __u64 min3(__u64 a, __u64 b, __u64 c)
@@ -333,13 +367,12 @@ static __always_inline int pmd_entry_none(__u64 pud, __u64 addr)
 /* The level breakdown of the mremap call this walk belongs to, if any. */
 static __always_inline struct pts_ev_levels *call_levels(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct mremap_start *s;
 
 	if (!(cfg.flags & PTS_CFG_EVENTS))
 		return NULL;
-	s = bpf_map_lookup_elem(&mremap_inflight, &tid);
-	return s ? &s->levels : NULL;
+	s = thread_state(mremap_inflight);
+	return s && s->ts ? &s->levels : NULL;
 }
 
 static __always_inline void count_empty(struct pts_ev_levels *lv)
@@ -448,16 +481,15 @@ reset:
 
 static __always_inline struct mpt_walk *current_walk(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct mpt_walk *w = thread_state(mpt_inflight);
 
-	return bpf_map_lookup_elem(&mpt_inflight, &tid);
+	return w && w->ts ? w : NULL;
 }
 
 static __always_inline void mpt_exit(__u64 moved)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct mpt_walk *w = bpf_map_lookup_elem(&mpt_inflight, &tid);
-	__u8 one = 1;
+	struct mpt_walk *w = current_walk();
+	__u8 *partial;
 
 	if (!w)
 		return;
@@ -467,15 +499,16 @@ static __always_inline void mpt_exit(__u64 moved)
 	count_add(PTS_C_MPT_BYTES_MOVED, moved);
 	if (moved < w->len) {
 		count_add(PTS_C_MPT_PARTIAL, 1);
-		if (!w->reverse)
-			bpf_map_update_elem(&mpt_partial, &tid, &one, BPF_ANY);
+		partial = w->reverse ? NULL : thread_state_create(mpt_partial);
+		if (partial)
+			*partial = 1;
 	}
 	if (w->for_stack)
 		count_add(PTS_C_MPT_STACK, 1);
 	if (w->reverse)
 		count_add(PTS_C_MPT_REVERSE, 1);
 	hist_add(PTS_H_MPT_NS, bpf_ktime_get_ns() - w->ts);
-	bpf_map_delete_elem(&mpt_inflight, &tid);
+	w->ts = 0;
 }
 
 static __always_inline void mpt_enter_pmc(void *pmc)
@@ -773,10 +806,9 @@ int BPF_KRETPROBE(lv_kretprobe_pte_lock, __u64 *ret)
  */
 static __always_inline struct mremap_start *mremap_in_progress(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct mremap_start *s = bpf_map_lookup_elem(&mremap_inflight, &tid);
+	struct mremap_start *s = thread_state(mremap_inflight);
 
-	return s && !s->moving_back ? s : NULL;
+	return s && s->ts && !s->moving_back ? s : NULL;
 }
 
 SEC("tp_btf/move_back")

@@ -79,11 +79,39 @@ struct {
 } procs_exited SEC(".maps");
 
 /*
- * Per-thread state, keyed by tid, of a syscall, page-table walk or fault
- * in progress (mremap.bpf.c, thp.bpf.c).  Declared here and shared by all
- * objects so that task.bpf.c can remove what a thread leaves when it dies
- * without reaching the program that would have deleted it.
+ * Per-thread state of a syscall, page-table walk or fault in progress
+ * (mremap.bpf.c, thp.bpf.c), in task-local storage: one lookup through
+ * task->bpf_storage (kernel/bpf/bpf_task_storage.c, 5.11+) instead of a
+ * tid-keyed hash update and delete per call.  bpf_task_storage_get() is in
+ * bpf_tracing_func_proto() (kernel/trace/bpf_trace.c, 5.11+), which the
+ * kprobe, tracepoint, raw_tp and tracing (fentry, tp_btf) program types
+ * all fall back to.  The entry lives as long as the thread: the kernel
+ * frees it with the task (bpf_task_storage_free()), and a thread's state
+ * is "none" when its ts is 0, which the exit programs write back instead
+ * of deleting.  A failed create is counted as PTS_C_DROP_START_MAP.
  */
+#define THREAD_STORAGE(name, vtype)					\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_TASK_STORAGE);		\
+		__uint(map_flags, BPF_F_NO_PREALLOC);			\
+		__type(key, int);					\
+		__type(value, vtype);					\
+	} name SEC(".maps")
+
+/* the current thread's entry of a THREAD_STORAGE map, or NULL */
+#define thread_state(map)						\
+	bpf_task_storage_get(&(map), bpf_get_current_task_btf(), 0, 0)
+
+/* the same, created (zeroed) if missing; NULL counted as a drop */
+#define thread_state_create(map)					\
+	({								\
+		void *__st = bpf_task_storage_get(&(map),		\
+				bpf_get_current_task_btf(), 0,		\
+				BPF_LOCAL_STORAGE_GET_F_CREATE);	\
+		if (!__st)						\
+			count_add(PTS_C_DROP_START_MAP, 1);		\
+		__st;							\
+	})
 struct mremap_start {
 	__u64 ts;
 	__u64 addr;
@@ -119,27 +147,12 @@ struct mpt_walk {
 	__u64 vnf_ts;		/* vm_normal_folio() entered at */
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PTS_MAX_INFLIGHT);
-	__type(key, __u32);
-	__type(value, struct mremap_start);
-} mremap_inflight SEC(".maps");
+THREAD_STORAGE(mremap_inflight, struct mremap_start);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PTS_MAX_INFLIGHT);
-	__type(key, __u32);
-	__type(value, struct mpt_walk);
-} mpt_inflight SEC(".maps");
+THREAD_STORAGE(mpt_inflight, struct mpt_walk);
 
 /* threads whose last move_page_tables() moved less than asked */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PTS_MAX_INFLIGHT);
-	__type(key, __u32);
-	__type(value, __u8);
-} mpt_partial SEC(".maps");
+THREAD_STORAGE(mpt_partial, __u8);
 
 /*
  * One page fault in progress on a thread (handle_mm_fault() entry to
@@ -157,20 +170,10 @@ struct fault_ctx {
 	__u8 zero_page;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PTS_MAX_INFLIGHT);
-	__type(key, __u32);
-	__type(value, struct fault_ctx);
-} fault_inflight SEC(".maps");
+THREAD_STORAGE(fault_inflight, struct fault_ctx);
 
 /* tracepoint path: threads inside madvise(), whose MADV_COLLAPSE allocates */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PTS_MAX_INFLIGHT);
-	__type(key, __u32);
-	__type(value, __u8);
-} in_madvise SEC(".maps");
+THREAD_STORAGE(in_madvise, __u8);
 
 /*
  * Keep clang from folding the bounds check into the caller's arithmetic,

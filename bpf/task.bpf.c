@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Follows the process tree of "ptscope stat -- CMD": every process forked
- * by a traced process is traced too.  Keeps the per-process and per-thread
- * maps bounded: what a thread or process leaves in them goes when it exits.
+ * by a traced process is traced too.  Keeps the per-process maps bounded:
+ * what a process leaves in them goes when it exits.  Per-thread state is
+ * task-local storage (ptscope.bpf.h), which the kernel frees with the task.
  */
 #include "ptscope.bpf.h"
 
@@ -22,21 +23,6 @@ int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
 	if (bpf_map_update_elem(&traced, &child_tgid, &one, BPF_ANY))
 		count_add(PTS_C_DROP_TRACED_MAP, 1);
 	return 0;
-}
-
-/*
- * A thread that dies inside a syscall or fault never reaches the exit
- * program that deletes its entry; the entry would stay until the tid is
- * reused, and a tp_btf sys_exit of the new thread would even take it for
- * its own.  Deleting a key that is not there is cheap and harmless.
- */
-static __always_inline void thread_exited(__u32 tid)
-{
-	bpf_map_delete_elem(&mremap_inflight, &tid);
-	bpf_map_delete_elem(&mpt_inflight, &tid);
-	bpf_map_delete_elem(&mpt_partial, &tid);
-	bpf_map_delete_elem(&fault_inflight, &tid);
-	bpf_map_delete_elem(&in_madvise, &tid);
 }
 
 /*
@@ -73,7 +59,6 @@ static __always_inline void task_exited(void)
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
-	thread_exited((__u32)pid_tgid);
 	if (BPF_CORE_READ(task, signal, live.counter) == 0)
 		process_exited(pid_tgid >> 32);
 }

@@ -83,7 +83,7 @@ SEC("tp_btf/mm_page_alloc")
 int BPF_PROG(thp_page_alloc, struct page *page, unsigned int order,
 	     gfp_t gfp_flags, int migratetype)
 {
-	__u32 tid;
+	__u8 *madvising;
 
 	if (order < 2 || !cfg.thp_gfp_mask)
 		return 0;
@@ -91,8 +91,8 @@ int BPF_PROG(thp_page_alloc, struct page *page, unsigned int order,
 		return 0;
 	if (!in_user_task() || !task_wanted())
 		return 0;
-	tid = (__u32)bpf_get_current_pid_tgid();
-	if (bpf_map_lookup_elem(&in_madvise, &tid))
+	madvising = thread_state(in_madvise);
+	if (madvising && *madvising)
 		return 0;
 	fault_alloc_seen(order, page ? FAULT_ALLOC : FAULT_FALLBACK);
 	fault_event(order, page ? PTS_FAULT_RES_ALLOC : PTS_FAULT_RES_FALLBACK,
@@ -103,20 +103,20 @@ int BPF_PROG(thp_page_alloc, struct page *page, unsigned int order,
 SEC("tracepoint/syscalls/sys_enter_madvise")
 int thp_madvise_enter(void *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u8 one = 1;
+	__u8 *madvising = thread_state_create(in_madvise);
 
-	if (bpf_map_update_elem(&in_madvise, &tid, &one, BPF_ANY))
-		count_add(PTS_C_DROP_START_MAP, 1);
+	if (madvising)
+		*madvising = 1;
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_madvise")
 int thp_madvise_exit(void *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u8 *madvising = thread_state(in_madvise);
 
-	bpf_map_delete_elem(&in_madvise, &tid);
+	if (madvising)
+		*madvising = 0;
 	return 0;
 }
 
@@ -182,32 +182,30 @@ int BPF_PROG(thp_tp_anon_fault, void *vma, unsigned long addr, int order,
  */
 static __always_inline struct fault_ctx *current_fault(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct fault_ctx *ctx = thread_state(fault_inflight);
 
-	return bpf_map_lookup_elem(&fault_inflight, &tid);
+	return ctx && ctx->ts ? ctx : NULL;
 }
 
 static __always_inline void fault_enter(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct fault_ctx ctx = {
-		.ts = bpf_ktime_get_ns(),
-		.order = -1,
-		.kprobe_order = -1,
-	};
+	struct fault_ctx *ctx;
 
 	if (!in_user_task() || !task_wanted())
 		return;
-	if (bpf_map_update_elem(&fault_inflight, &tid, &ctx, BPF_ANY))
-		count_add(PTS_C_DROP_START_MAP, 1);
+	ctx = thread_state_create(fault_inflight);
+	if (!ctx)
+		return;
+	__builtin_memset(ctx, 0, sizeof(*ctx));
+	ctx->order = -1;
+	ctx->kprobe_order = -1;
+	ctx->ts = bpf_ktime_get_ns();
 }
 
 static __always_inline void fault_exit(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct fault_ctx *ctx = bpf_map_lookup_elem(&fault_inflight, &tid);
+	struct fault_ctx *ctx = current_fault();
 	__u32 order;
-
 	__u64 latency;
 
 	if (!ctx)
@@ -225,7 +223,7 @@ static __always_inline void fault_exit(void)
 		if (order || ctx->fallbacks)
 			fault_event(order, PTS_FAULT_RES_ALLOC, latency, ctx);
 	}
-	bpf_map_delete_elem(&fault_inflight, &tid);
+	ctx->ts = 0;
 }
 
 static __always_inline void fault_folio_alloc(__s64 order, __u64 folio)

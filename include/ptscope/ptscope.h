@@ -231,7 +231,6 @@ struct pts_event {
  * counted as dropped (collector.c, count_evicted()).
  */
 #define PTS_MAX_EXITED		16384
-#define PTS_MAX_INFLIGHT	10240
 #define PTS_MAX_TRACED		10240
 
 #endif /* PTSCOPE_PTSCOPE_H */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -97,6 +98,12 @@ int session_start(struct pts_session *s, const struct pts_session_params *p)
 		kfeatures_free(&s->kf);
 		return 1;
 	}
+	/*
+	 * The kernel BTF, the kallsyms copy and libbpf's own BTF loads were
+	 * for choosing and loading only: give their memory back.
+	 */
+	kfeatures_release(&s->kf);
+	malloc_trim(0);
 	return 0;
 }
 

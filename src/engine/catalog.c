@@ -55,8 +55,25 @@ const struct pts_metric pts_catalog[] = {
 	{
 		.name = "mremap.calls",
 		.desc = "mremap calls: geometry, result, latency by alignment class",
-		.nr_cands = 2,
+		.nr_cands = 3,
 		.cands = {
+			/*
+			 * Any syscall tracepoint puts every syscall of every
+			 * task on the tracing slow path; a trampoline on the
+			 * syscall function costs only mremap.  The retarget
+			 * asks for a working fentry on the arch's name.
+			 */
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "fentry/fexit __x64_sys_mremap / __arm64_sys_mremap (syscall function)",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "mremap_fentry_enter", "mremap_fexit" },
+				.retargets = {
+					{ "mremap_fentry_enter", { "__x64_sys_mremap", "__arm64_sys_mremap" } },
+					{ "mremap_fexit", { "__x64_sys_mremap", "__arm64_sys_mremap" } },
+				},
+			},
 			{
 				.kind = PTS_PATH_TRACEPOINT,
 				.label = "tracepoint syscalls:sys_{enter,exit}_mremap",

@@ -73,7 +73,11 @@ static int check_metric(const struct pts_engine *eng, const char *metric,
 	return -ENOENT;
 }
 
-/* The first of a retarget's functions that this path can attach to. */
+/*
+ * The first of a retarget's functions that this path can attach to.  When
+ * none can, the reason is that of the first one the kernel has (a refusal
+ * says more than another arch's name being absent).
+ */
 static int resolve_retarget(const struct pts_candidate *c,
 			    const struct pts_retarget *rt, pts_check_fn check,
 			    void *ctx, const char **target, char *why, size_t len)
@@ -81,17 +85,24 @@ static int resolve_retarget(const struct pts_candidate *c,
 	struct pts_req req = {
 		.kind = c->kind == PTS_PATH_KPROBE ? PTS_REQ_KPROBE : PTS_REQ_FENTRY,
 	};
-	int i, err = -ENOENT;
+	char alt_why[PTS_WHY_LEN];
+	int i, err, kept = -ENOENT;
 
+	why[0] = '\0';
 	for (i = 0; i < PTS_MAX_ALTS && rt->funcs[i]; i++) {
 		req.name = rt->funcs[i];
-		err = check(ctx, &req, why, len);
+		alt_why[0] = '\0';
+		err = check(ctx, &req, alt_why, sizeof(alt_why));
 		if (!err) {
 			*target = rt->funcs[i];
 			return 0;
 		}
+		if (!why[0] || (kept == -ENOENT && err != -ENOENT)) {
+			snprintf(why, len, "%s", alt_why);
+			kept = err;
+		}
 	}
-	return err;
+	return kept;
 }
 
 /* 0 when the candidate can be used; otherwise the reason in @why */

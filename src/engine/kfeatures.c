@@ -174,15 +174,52 @@ int kfeatures_init(struct pts_kfeatures *kf)
 	return 0;
 }
 
-void kfeatures_free(struct pts_kfeatures *kf)
+static void free_ksyms(struct pts_kfeatures *kf)
 {
 	size_t i;
 
 	for (i = 0; i < kf->nr_ksyms; i++)
 		free(kf->ksyms[i]);
 	free(kf->ksyms);
+	kf->ksyms = NULL;
+	kf->nr_ksyms = 0;
+}
+
+void kfeatures_free(struct pts_kfeatures *kf)
+{
+	int i;
+
+	free_ksyms(kf);
 	btf__free(kf->btf);
+	for (i = 0; i < PTS_COLLAPSE_STATUSES; i++)
+		free(kf->scan_results[i]);
 	memset(kf, 0, sizeof(*kf));
+}
+
+void kfeatures_release(struct pts_kfeatures *kf)
+{
+	const char *name;
+	int st;
+
+	if (kf->released)
+		return;
+	for (st = 0; kf->btf && st < PTS_COLLAPSE_STATUSES; st++) {
+		name = kfeatures_enum_name(kf, "scan_result", st);
+		kf->scan_results[st] = name ? strdup(name) : NULL;
+	}
+	free_ksyms(kf);
+	btf__free(kf->btf);
+	kf->btf = NULL;
+	kf->released = true;
+}
+
+const char *kfeatures_scan_result(const struct pts_kfeatures *kf, int status)
+{
+	if (status < 0 || status >= PTS_COLLAPSE_STATUSES)
+		return NULL;
+	if (!kf->released)
+		return kfeatures_enum_name(kf, "scan_result", status);
+	return kf->scan_results[status];
 }
 
 static const struct btf_type *func_proto(const struct pts_kfeatures *kf,

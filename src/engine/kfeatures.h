@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <ptscope/ptscope.h>
 #include "engine/catalog.h"
 
 struct btf;
@@ -33,10 +34,22 @@ struct pts_kfeatures {
 	char machine[65];
 	struct fentry_result fentry[KFEATURES_FENTRY_CACHE];
 	int nr_fentry;
+	/* enum scan_result names, kept by kfeatures_release() */
+	char *scan_results[PTS_COLLAPSE_STATUSES];
+	bool released;
 };
 
 int kfeatures_init(struct pts_kfeatures *kf);
 void kfeatures_free(struct pts_kfeatures *kf);
+/*
+ * Once attached: free the kernel BTF and the kallsyms copy, which only
+ * choosing and attaching need (most of ptscope's memory), keeping what
+ * renderers show: the khugepaged result names.  kfeatures_check() and
+ * the enum lookups must not be used afterwards.
+ */
+void kfeatures_release(struct pts_kfeatures *kf);
+/* name of enum scan_result @status (khugepaged), or NULL */
+const char *kfeatures_scan_result(const struct pts_kfeatures *kf, int status);
 
 /* 0 when @req holds; otherwise a reason in @why.  @ctx is a pts_kfeatures. */
 int kfeatures_check(void *ctx, const struct pts_req *req, char *why, size_t len);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include "engine/objects.h"
 #include "mremap.skel.h"
@@ -13,7 +14,7 @@
  */
 static const char *const shared_maps[] = {
 	"counters", "hists", "procs", "traced", "events", "procs_exited",
-	/* per-thread state, removed by the task object when a thread dies */
+	/* per-thread state: task-local storage, one per thread and map */
 	"mremap_inflight", "mpt_inflight", "mpt_partial", "fault_inflight",
 	"in_madvise",
 };
@@ -34,8 +35,26 @@ static void objects_reset(struct pts_objects *objs)
 		objs->thread_fds[i] = -1;
 }
 
+/*
+ * Without PTS_CFG_EVENTS nothing reserves in the ring buffer: one page,
+ * the least a BPF_MAP_TYPE_RINGBUF takes (ringbuf_map_alloc()), instead
+ * of the PTS_RINGBUF_BYTES of kernel memory snoop needs.
+ */
+static int size_ringbuf(struct bpf_object *obj, const struct pts_config *cfg)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, "events");
+
+	if (!map)
+		return -ENOENT;
+	if (cfg->flags & PTS_CFG_EVENTS)
+		return 0;
+	return bpf_map__set_max_entries(map, (__u32)sysconf(_SC_PAGESIZE));
+}
+
 int objects_open(struct pts_objects *objs, const struct pts_config *cfg)
 {
+	int i, err;
+
 	objects_reset(objs);
 
 	objs->mremap = mremap_bpf__open();
@@ -51,6 +70,13 @@ int objects_open(struct pts_objects *objs, const struct pts_config *cfg)
 	objs->obj[PTS_OBJ_MREMAP] = objs->mremap->obj;
 	objs->obj[PTS_OBJ_THP] = objs->thp->obj;
 	objs->obj[PTS_OBJ_TASK] = objs->task->obj;
+	for (i = 0; i < PTS_NR_OBJS; i++) {
+		err = size_ringbuf(objs->obj[i], cfg);
+		if (err) {
+			objects_close(objs);
+			return err;
+		}
+	}
 	return 0;
 }
 

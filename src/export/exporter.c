@@ -23,7 +23,9 @@
 struct pts_exporter {
 	const struct pts_export_source *src;
 	struct prom_prog *progs;	/* names and run-time statistics */
+	bool bpf_stats;		/* --bpf-stats */
 	int stats_fd;		/* keeps BPF run-time statistics on, or -1 */
+	char stats_off[160];	/* why ptscope_bpf_program_* are left out */
 	const char *collapse_names[PTS_COLLAPSE_STATUSES];	/* from BTF */
 	int listen_fd;		/* until the server owns it */
 	struct pts_httpd *httpd;
@@ -99,14 +101,25 @@ static int collect_programs(struct pts_exporter *ex)
 	return 0;
 }
 
-/* run_time_ns and run_cnt only grow while someone holds this fd open */
+/*
+ * run_time_ns and run_cnt only grow while someone holds this fd open.
+ * Only with --bpf-stats: it times every BPF program on the box.
+ */
 static void enable_run_stats(struct pts_exporter *ex)
 {
+	if (!ex->bpf_stats) {
+		snprintf(ex->stats_off, sizeof(ex->stats_off), "off; "
+			 "--bpf-stats turns on the kernel's BPF run-time "
+			 "statistics, which time every BPF program on the box");
+		return;
+	}
 	ex->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	if (ex->stats_fd < 0)
-		fprintf(stderr, "ptscope: BPF run-time statistics unavailable "
-			"(%s); ptscope_bpf_program_* metrics left out\n",
-			strerror(errno));
+	if (ex->stats_fd < 0) {
+		snprintf(ex->stats_off, sizeof(ex->stats_off), "BPF run-time "
+			 "statistics unavailable (%s)", strerror(errno));
+		fprintf(stderr, "ptscope: %s; ptscope_bpf_program_* metrics "
+			"left out\n", ex->stats_off);
+	}
 }
 
 /* libbpf 1.1 (Debian 12) has no bpf_prog_get_info_by_fd() yet */
@@ -132,8 +145,7 @@ static void cache_collapse_names(struct pts_exporter *ex)
 	int st;
 
 	for (st = 0; st < PTS_COLLAPSE_STATUSES; st++)
-		ex->collapse_names[st] = kfeatures_enum_name(ex->src->kf,
-							"scan_result", st);
+		ex->collapse_names[st] = kfeatures_scan_result(ex->src->kf, st);
 }
 
 static const char *collapse_name(const void *ctx, int status)
@@ -155,6 +167,7 @@ static int build_page(struct pts_exporter *ex, const struct pts_snapshot *snap,
 		.name_ctx = ex,
 		.progs = ex->stats_fd >= 0 ? ex->progs : NULL,
 		.nr_progs = ex->src->nr_progs,
+		.progs_off = ex->stats_off[0] ? ex->stats_off : NULL,
 	};
 	FILE *f = open_memstream(page, len);
 	int err;
@@ -197,7 +210,7 @@ static char *render_page(void *ctx, size_t *len)
 	return page;
 }
 
-int exporter_listen(const char *listen_arg, bool verbose,
+int exporter_listen(const char *listen_arg, bool verbose, bool bpf_stats,
 		    struct pts_exporter **exp)
 {
 	struct pts_exporter *ex;
@@ -211,6 +224,7 @@ int exporter_listen(const char *listen_arg, bool verbose,
 	}
 	ex->listen_arg = listen_arg;
 	ex->verbose = verbose;
+	ex->bpf_stats = bpf_stats;
 	ex->stats_fd = -1;
 	ex->listen_fd = -1;
 	ret = open_listener(listen_arg, &ex->listen_fd);

@@ -32,9 +32,10 @@ struct pts_export_source {
 struct pts_exporter;
 
 /* Listen on @listen_arg (ADDR:PORT) before anything is attached, so a
- * taken port fails fast.  0 with *@ex set, or the exit code (2: bad
- * address) after saying why. */
-int exporter_listen(const char *listen_arg, bool verbose,
+ * taken port fails fast.  @bpf_stats: serve the programs' run time
+ * (turns on the kernel's BPF run-time statistics for every program).
+ * 0 with *@ex set, or the exit code (2: bad address) after saying why. */
+int exporter_listen(const char *listen_arg, bool verbose, bool bpf_stats,
 		    struct pts_exporter **ex);
 /* Serve @src (kept by reference) from now on; 0, or 1 after saying why. */
 int exporter_start(struct pts_exporter *ex, const struct pts_export_source *src);

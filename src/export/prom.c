@@ -272,8 +272,13 @@ static void render_progs(const struct prom_input *in, FILE *out)
 	struct prom_label l = { "program", NULL };
 	size_t i;
 
-	if (!in->progs)
+	if (!in->progs) {
+		/* absent, not zero: a comment says why */
+		if (in->progs_off)
+			fprintf(out, "# %s and %s left out: %s\n", secs, runs,
+				in->progs_off);
 		return;
+	}
 	put_family(out, secs, "counter",
 		   "Time spent running each ptscope BPF program since export "
 		   "started (kernel BPF run-time statistics).");

@@ -44,6 +44,7 @@ struct prom_input {
 	const void *name_ctx;
 	const struct prom_prog *progs;	/* NULL: run-time stats are off */
 	size_t nr_progs;
+	const char *progs_off;		/* why they are off, or NULL */
 };
 
 /* label values: backslash, double quote and newline are escaped */

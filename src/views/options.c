@@ -21,6 +21,7 @@
 #define OPT_MODE	(OPT_FIRST_LONG + 0)
 #define OPT_LISTEN	(OPT_FIRST_LONG + 1)
 #define OPT_METRIC	(OPT_FIRST_LONG + 2)
+#define OPT_BPF_STATS	(OPT_FIRST_LONG + 3)
 
 struct cmd_spec {
 	const char *name;
@@ -125,6 +126,17 @@ static const struct opt_spec opt_specs[] = {
 	  .help = "serve /metrics on this address and port; top only when "
 		  "given, off the same maps",
 	  .dflt = "127.0.0.1:9477" },
+	/*
+	 * BPF_STATS_RUN_TIME times every BPF program on the box, not only
+	 * ours (bpf_prog_run() reads sched_clock() twice per run while the
+	 * static key bpf_stats_enabled_key is on, kernel/bpf/syscall.c).
+	 */
+	{ .name = "bpf-stats", .val = OPT_BPF_STATS,
+	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_EXPORT),
+	  .refuse = "--bpf-stats applies to export and top --listen",
+	  .help = "serve each ptscope BPF program's run time and runs; turns "
+		  "on the kernel's run-time statistics, which time every BPF "
+		  "program on the box" },
 	{ .name = "metric", .val = OPT_METRIC, .arg = "NAME",
 	  .help = "also attach an opt-in metric, off by default for its cost:",
 	  .choices = metric_choices },
@@ -485,6 +497,9 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 			return bad_value("--listen", arg, "ADDR:PORT", err, errlen);
 		opts->listen = arg;
 		opts->listen_set = true;
+		return 0;
+	case OPT_BPF_STATS:
+		opts->bpf_stats = true;
 		return 0;
 	case 'v':
 		opts->verbose = true;

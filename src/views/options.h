@@ -45,6 +45,7 @@ struct pts_options {
 	char **cmd_argv;		/* stat -- CMD ARGS */
 	const char *listen;		/* export: ADDR:PORT */
 	bool listen_set;		/* --listen given: top serves too */
+	bool bpf_stats;			/* --bpf-stats: program run time */
 	const char *diff_base;		/* diff BASE.json NEW.json */
 	const char *diff_new;
 	const char *opt_in[PTS_MAX_OPT_IN];	/* --metric NAME */

@@ -281,7 +281,7 @@ static json_object *section_json(const struct pts_schema_ctx *sc,
 
 static const char *collapse_name(const void *ctx, int status)
 {
-	return kfeatures_enum_name(ctx, "scan_result", status);
+	return kfeatures_scan_result(ctx, status);
 }
 
 void report_schema_ctx(const struct pts_report *rep, struct pts_schema_ctx *sc)
@@ -292,7 +292,7 @@ void report_schema_ctx(const struct pts_report *rep, struct pts_schema_ctx *sc)
 	if (rep->result_name) {
 		sc->result_name = rep->result_name;
 		sc->result_ctx = rep->result_ctx;
-	} else if (rep->kf && rep->kf->btf) {
+	} else if (rep->kf && (rep->kf->btf || rep->kf->released)) {
 		sc->result_name = collapse_name;
 		sc->result_ctx = rep->kf;
 	}

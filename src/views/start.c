@@ -45,7 +45,8 @@ int view_serve_start(struct pts_session *s, struct pts_export_source *src,
 
 	*ex = NULL;
 	if (serve) {
-		ret = exporter_listen(opts->listen, opts->verbose, ex);
+		ret = exporter_listen(opts->listen, opts->verbose,
+				      opts->bpf_stats, ex);
 		if (ret)
 			return ret;
 	}

@@ -112,7 +112,10 @@ WORKLOAD="$TMP/ptsx-exp-$$"
 cp "$BENCH" "$WORKLOAD"
 COMM=$(basename "$WORKLOAD" | cut -c1-15)
 PORT=$(free_port)
-"$PTSCOPE" export --listen "127.0.0.1:$PORT" -c "$COMM" >"$TMP/export.out" 2>"$TMP/export.err" &
+# --bpf-stats: the run-time statistics are opt-in (they time every BPF
+# program on the box); top --listen below checks they stay off without it
+"$PTSCOPE" export --listen "127.0.0.1:$PORT" -c "$COMM" --bpf-stats \
+	>"$TMP/export.out" 2>"$TMP/export.err" &
 EXPORTER=$!
 if wait_for 60 ready_line; then
 	ok "export prints the ready line"
@@ -370,6 +373,9 @@ if wait_for 60 top_ready; then
 print(sum(json.loads(l)["mremap"]["classes"]["pmd"]["calls"] for l in open(sys.argv[1]) if l.strip()))' "$TMP/top.json")
 	check_eq "top --listen: exit status, /metrics delta, top's own count" \
 		"0 3 3" "$rc $(minus "$a" "$b") $shown"
+	# without --bpf-stats: no run-time series, and a comment says why
+	check_eq "top --listen without --bpf-stats: ptscope_bpf_program_* rows, reason comment" \
+		"0 1" "$(grep -c '^ptscope_bpf_program_' "$TMP/top1.txt") $(grep -c '^# ptscope_bpf_program_run_seconds_total and ptscope_bpf_program_runs_total left out: off; --bpf-stats' "$TMP/top1.txt")"
 else
 	not_ok "top --listen did not serve within 60 s: $(head -c 300 "$TMP/top.err")"
 	kill -INT "$TOP" 2>/dev/null

@@ -21,6 +21,10 @@
 #define MPT		"mremap.move_page_tables"
 #define PMC		"pagetable_move_control"
 #define NOT_NEEDED	"not needed: an earlier candidate works"
+/* the candidates of mremap.calls */
+#define CALLS_FENTRY	0
+#define CALLS_TRACEFS	1
+#define CALLS_BTF	2
 #define FENTRY_REFUSED	"fentry: load refused, EPERM"
 #define KPROBE_REFUSED	"kprobe: attach refused, EOPNOTSUPP"
 #define NOT_PMC		"move_page_tables does not take struct " PMC \
@@ -224,18 +228,57 @@ static void test_init(void **state)
 	}
 }
 
-/* (a) */
-static void test_all_pass_calls_use_tracefs(void **state)
+/* (a) a trampoline on the syscall function beats the syscall tracepoints */
+static void test_all_pass_calls_use_fentry(void **state)
 {
 	struct fake_kernel k = kernel_6_15(0);
 
 	choose(PTS_MODE_AUTO, false, &k);
-	assert_chosen("mremap.calls", 0);
+	assert_chosen("mremap.calls", CALLS_FENTRY);
+	assert_int_equal(chosen_cand("mremap.calls")->kind, PTS_PATH_FENTRY);
+	assert_string_equal(chosen_cand("mremap.calls")->progs[0],
+			    "mremap_fentry_enter");
+	assert_string_equal(choice_of("mremap.calls")->targets[0],
+			    "__x64_sys_mremap");
+	assert_why("mremap.calls", CALLS_FENTRY, "");
+	assert_why("mremap.calls", CALLS_TRACEFS, NOT_NEEDED);
+	assert_why("mremap.calls", CALLS_BTF, NOT_NEEDED);
+	assert_chosen("thp.collapse", 0);
+}
+
+/* the arm64 name of the syscall function when there is no x86 one */
+static void test_calls_fentry_arm64_name(void **state)
+{
+	struct fake_kernel k = kernel_6_15(0);
+
+	k.missing = "__x64_sys_mremap";
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("mremap.calls", CALLS_FENTRY);
+	assert_string_equal(choice_of("mremap.calls")->targets[0],
+			    "__arm64_sys_mremap");
+	assert_string_equal(choice_of("mremap.calls")->targets[1],
+			    "__arm64_sys_mremap");
+
+	/* x86 refuses fentry: that, not the absent arm64 name, is why */
+	k = kernel_6_15(REQ_BIT(PTS_REQ_FENTRY));
+	k.missing = "__arm64_sys_mremap";
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("mremap.calls", CALLS_TRACEFS);
+	assert_why("mremap.calls", CALLS_FENTRY, FENTRY_REFUSED);
+}
+
+/* fentry refused: the stock syscall tracepoints, through tracefs first */
+static void test_fentry_refused_calls_use_tracefs(void **state)
+{
+	struct fake_kernel k = kernel_6_15(REQ_BIT(PTS_REQ_FENTRY));
+
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("mremap.calls", CALLS_TRACEFS);
 	assert_string_equal(chosen_cand("mremap.calls")->label,
 			    "tracepoint syscalls:sys_{enter,exit}_mremap");
-	assert_why("mremap.calls", 0, "");
-	assert_why("mremap.calls", 1, NOT_NEEDED);
-	assert_chosen("thp.collapse", 0);
+	assert_why("mremap.calls", CALLS_FENTRY, FENTRY_REFUSED);
+	assert_why("mremap.calls", CALLS_TRACEFS, "");
+	assert_why("mremap.calls", CALLS_BTF, NOT_NEEDED);
 }
 
 static void test_all_pass_mpt_pmc(void **state)
@@ -320,7 +363,7 @@ static void test_tracepoints_only(void **state)
 	/* candidates for other prototypes (-EINVAL) are left out */
 	assert_string_equal(reason, FENTRY_REFUSED "; " KPROBE_REFUSED);
 	/* what tracepoints give still works */
-	assert_chosen("mremap.calls", 0);
+	assert_chosen("mremap.calls", CALLS_TRACEFS);
 	assert_chosen("thp.fault_alloc", 3);
 	assert_chosen("thp.collapse", 0);
 	assert_why("thp.fault_alloc", 1, FENTRY_REFUSED);
@@ -330,13 +373,14 @@ static void test_tracepoints_only(void **state)
 /* a requirement that fails stops the candidate: later ones are not asked */
 static void test_first_failing_requirement_stops(void **state)
 {
-	struct fake_kernel k = kernel_6_15(REQ_BIT(PTS_REQ_TRACEFS_EVENT));
+	struct fake_kernel k = kernel_6_15(REQ_BIT(PTS_REQ_FENTRY) |
+					   REQ_BIT(PTS_REQ_TRACEFS_EVENT));
 	const struct pts_metric *calls = catalog_find("mremap.calls");
 
 	choose(PTS_MODE_AUTO, false, &k);
 	assert_non_null(calls);
-	assert_true(was_checked(&k, &calls->cands[0].reqs[0]));
-	assert_false(was_checked(&k, &calls->cands[0].reqs[1]));
+	assert_true(was_checked(&k, &calls->cands[CALLS_TRACEFS].reqs[0]));
+	assert_false(was_checked(&k, &calls->cands[CALLS_TRACEFS].reqs[1]));
 }
 
 /* -EINVAL from the checker: written for another kernel's prototype */
@@ -368,21 +412,23 @@ static void test_other_kernel_flags(void **state)
 /* (d) */
 static void test_no_tracefs_uses_btf_tracepoints(void **state)
 {
-	struct fake_kernel k = kernel_6_15(REQ_BIT(PTS_REQ_TRACEFS_EVENT));
+	struct fake_kernel k = kernel_6_15(REQ_BIT(PTS_REQ_FENTRY) |
+					   REQ_BIT(PTS_REQ_TRACEFS_EVENT));
 
 	choose(PTS_MODE_AUTO, false, &k);
-	assert_chosen("mremap.calls", 1);
+	assert_chosen("mremap.calls", CALLS_BTF);
 	assert_string_equal(chosen_cand("mremap.calls")->progs[0],
 			    "mremap_btf_enter");
-	assert_why("mremap.calls", 0,
+	assert_why("mremap.calls", CALLS_TRACEFS,
 		   "tracefs: no events/syscalls/sys_enter_mremap");
-	assert_why("mremap.calls", 1, "");
-	assert_chosen(MPT, 0);
+	assert_why("mremap.calls", CALLS_BTF, "");
+	assert_chosen(MPT, 3);
 }
 
 static void test_no_tracepoints_at_all(void **state)
 {
-	struct fake_kernel k = kernel_6_15(REQ_BIT(PTS_REQ_TRACEFS_EVENT) |
+	struct fake_kernel k = kernel_6_15(REQ_BIT(PTS_REQ_FENTRY) |
+					   REQ_BIT(PTS_REQ_TRACEFS_EVENT) |
 					   REQ_BIT(PTS_REQ_BTF_TRACE));
 	char reason[REASON_LEN];
 
@@ -390,12 +436,18 @@ static void test_no_tracepoints_at_all(void **state)
 	assert_chosen("mremap.calls", -1);
 	assert_chosen("thp.collapse", -1);
 	assert_chosen("task.follow_fork", -1);
-	assert_chosen(MPT, 0);
+	assert_chosen(MPT, 3);
 	engine_unavailable_reason(choice_of("mremap.calls"), reason,
 				  sizeof(reason));
-	assert_string_equal(reason,
+	assert_string_equal(reason, FENTRY_REFUSED "; "
 		"tracefs: no events/syscalls/sys_enter_mremap; "
 		"BTF: no btf_trace_sys_enter");
+
+	/* with fentry, mremap calls need no tracepoint */
+	k.failing &= ~REQ_BIT(PTS_REQ_FENTRY);
+	choose(PTS_MODE_AUTO, true, &k);
+	assert_chosen("mremap.calls", CALLS_FENTRY);
+	assert_chosen(MPT, 0);
 }
 
 /* (e) a forced kind only filters metrics that have a candidate of it */
@@ -410,7 +462,9 @@ static void test_mode_tracepoint(void **state)
 	assert_why(MPT, 0, "");
 	for (i = 1; i < 5; i++)
 		assert_why(MPT, i, NOT_NEEDED);
-	assert_chosen("mremap.calls", 0);
+	/* mremap.calls has one: the syscall function is not selected */
+	assert_chosen("mremap.calls", CALLS_TRACEFS);
+	assert_why("mremap.calls", CALLS_FENTRY, "not selected: --mode tracepoint");
 	/* thp.fault_alloc has one: the others are not selected */
 	assert_chosen("thp.fault_alloc", 3);
 	assert_why("thp.fault_alloc", 1, "not selected: --mode tracepoint");
@@ -431,9 +485,9 @@ static void test_mode_kprobe(void **state)
 	assert_why(MPT, 2, "not selected: --mode kprobe");
 	assert_why(MPT, 3, "");
 	assert_why(MPT, 4, NOT_NEEDED);
-	/* no kprobe candidate for mremap.calls */
-	assert_chosen("mremap.calls", 0);
-	assert_why("mremap.calls", 1, NOT_NEEDED);
+	/* no kprobe candidate for mremap.calls: auto rules, fentry first */
+	assert_chosen("mremap.calls", CALLS_FENTRY);
+	assert_why("mremap.calls", CALLS_TRACEFS, NOT_NEEDED);
 }
 
 static void test_mode_kprobe_scalar(void **state)
@@ -473,6 +527,10 @@ static void test_mode_fentry_refused(void **state)
 	assert_why(MPT, 3, "not selected: --mode fentry");
 	assert_why(MPT, 4, "not selected: --mode fentry");
 	assert_false(was_checked(&k, &catalog_find(MPT)->cands[3].reqs[0]));
+	/* mremap.calls has a fentry candidate too: no tracepoint fallback */
+	assert_chosen("mremap.calls", -1);
+	assert_why("mremap.calls", CALLS_FENTRY, FENTRY_REFUSED);
+	assert_why("mremap.calls", CALLS_TRACEFS, "not selected: --mode fentry");
 }
 
 /* (g) */
@@ -514,14 +572,14 @@ static void test_all_refused(void **state)
 
 	choose(PTS_MODE_AUTO, false, &k);
 	ch = (struct pts_choice *)choice_of("mremap.calls");
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		ch->refused[i] = true;
 		snprintf(ch->why[i], PTS_WHY_LEN, "refused %d", i);
 	}
 	engine_choose(&eng, fake_check, &k);
 	assert_chosen("mremap.calls", -1);
 	engine_unavailable_reason(ch, reason, sizeof(reason));
-	assert_string_equal(reason, "refused 0; refused 1");
+	assert_string_equal(reason, "refused 0; refused 1; refused 2");
 }
 
 /* a new round forgets the reasons of the previous one */
@@ -569,7 +627,8 @@ static void test_patched_kernel(void **state)
 	assert_chosen("mremap.folio_lookups", 0);
 
 	/* the level tracepoints count inside mremap calls only */
-	k.failing = REQ_BIT(PTS_REQ_TRACEFS_EVENT) | REQ_BIT(PTS_REQ_BTF_TRACE);
+	k.failing = REQ_BIT(PTS_REQ_FENTRY) | REQ_BIT(PTS_REQ_TRACEFS_EVENT) |
+		    REQ_BIT(PTS_REQ_BTF_TRACE);
 	choose(PTS_MODE_AUTO, false, &k);
 	assert_chosen("mremap.calls", -1);
 	assert_why_has("mremap.levels", 0, "needs mremap.calls, which is unavailable");
@@ -726,7 +785,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init),
-		cmocka_unit_test(test_all_pass_calls_use_tracefs),
+		cmocka_unit_test(test_all_pass_calls_use_fentry),
+		cmocka_unit_test(test_calls_fentry_arm64_name),
+		cmocka_unit_test(test_fentry_refused_calls_use_tracefs),
 		cmocka_unit_test(test_all_pass_mpt_pmc),
 		cmocka_unit_test(test_all_pass_mpt_7args),
 		cmocka_unit_test(test_all_pass_mpt_6args),

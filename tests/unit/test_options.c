@@ -533,6 +533,27 @@ static void test_listen_per_command(void **state)
 	USAGE_ERROR(diff_listen, "--listen applies to export and top");
 }
 
+/* the run-time statistics time every BPF program: off unless asked for */
+static void test_bpf_stats_opt_in(void **state)
+{
+	char *export_plain[] = { "ptscope", "export", NULL };
+	char *export_stats[] = { "ptscope", "export", "--bpf-stats", NULL };
+	char *top_stats[] = { "ptscope", "top", "--listen", "127.0.0.1:1",
+			      "--bpf-stats", NULL };
+	char *stat_stats[] = { "ptscope", "stat", "--bpf-stats", "--",
+			       "true", NULL };
+	struct pts_options opts;
+
+	(void)state;
+	assert_parse_ok(ARGC(export_plain), export_plain, &opts);
+	assert_false(opts.bpf_stats);
+	assert_parse_ok(ARGC(export_stats), export_stats, &opts);
+	assert_true(opts.bpf_stats);
+	assert_parse_ok(ARGC(top_stats), top_stats, &opts);
+	assert_true(opts.bpf_stats);
+	USAGE_ERROR(stat_stats, "--bpf-stats applies to export and top");
+}
+
 /* "diff A -- B" looped forever in parse_diff_args (found by fuzz_options) */
 static void test_diff_after_dashdash(void **state)
 {
@@ -616,7 +637,7 @@ static void test_usage_options_parse(void **state)
 		assert_null(strstr(err, "unknown option"));
 		nr++;
 	}
-	assert_int_equal(nr, 14);
+	assert_int_equal(nr, 15);
 	free(text);
 }
 
@@ -657,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_bug_unknown_option_in_cluster_named),
 		cmocka_unit_test(test_reparse_after_cluster_error),
 		cmocka_unit_test(test_listen_per_command),
+		cmocka_unit_test(test_bpf_stats_opt_in),
 		cmocka_unit_test(test_usage_lists_opt_in_metrics),
 		cmocka_unit_test(test_usage_options_parse),
 	};

@@ -61,7 +61,9 @@ static const char *fake_collapse_name(const void *ctx, int status)
 	}
 }
 
-static const char *render_with(const struct prom_prog *progs, size_t nr)
+/* @progs NULL: run-time statistics off, for @progs_off (may be NULL) */
+static const char *render_stats(const struct prom_prog *progs, size_t nr,
+				const char *progs_off)
 {
 	struct prom_input in = {
 		.eng = &eng,
@@ -70,6 +72,7 @@ static const char *render_with(const struct prom_prog *progs, size_t nr)
 		.collapse_name = fake_collapse_name,
 		.progs = progs,
 		.nr_progs = nr,
+		.progs_off = progs_off,
 	};
 
 	FILE *out;
@@ -82,6 +85,11 @@ static const char *render_with(const struct prom_prog *progs, size_t nr)
 	assert_non_null(page);
 	assert_int_equal(strlen(page), page_len);
 	return page;
+}
+
+static const char *render_with(const struct prom_prog *progs, size_t nr)
+{
+	return render_stats(progs, nr, NULL);
 }
 
 static const char *render(void)
@@ -347,7 +355,7 @@ static void test_mremap_only(void **state)
 	assert_line(text, "ptscope_mremap_new_bytes_total{class=\"failed\"} 4096");
 	assert_line(text, "# TYPE ptscope_mremap_duration_seconds histogram");
 	assert_line(text, "ptscope_probe_attached{metric=\"mremap.calls\","
-		    "path=\"tracepoint\",status=\"exact\"} 1");
+		    "path=\"fentry\",status=\"exact\"} 1");
 	assert_absent(text, "ptscope_move_page_tables_");
 	assert_absent(text, "ptscope_hugepage_");
 }
@@ -458,6 +466,19 @@ static void test_program_stats(void **state)
 		    "\"odd\\\"name\"} 0.000000007");
 }
 
+/* stats off: the series are absent, not zero, and a comment says why */
+static void test_program_stats_off(void **state)
+{
+	const char *text = render_stats(NULL, 2, "off; --bpf-stats turns "
+					"them on");
+
+	assert_line(text, "# ptscope_bpf_program_run_seconds_total and "
+		    "ptscope_bpf_program_runs_total left out: off; "
+		    "--bpf-stats turns them on");
+	assert_absent(text, "\nptscope_bpf_program_");
+	assert_absent(text, "# TYPE ptscope_bpf_program_");
+}
+
 static const char *family_of(const char *name, char *buf, size_t len,
 			     const char *text)
 {
@@ -552,6 +573,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_faults_tracepoint_path,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_collapse_results, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_program_stats_off, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_program_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_well_formed, setup, teardown),
 	};

@@ -134,6 +134,13 @@ def check_probe(label, mode, blocks):
     tap(mpt["status"] == "exact" and mpt["path"] == mode,
         "%s %s: move_page_tables attached by %s" % (label, mode,
                                                     mpt.get("probe", mpt.get("reason"))))
+    # a trampoline on the syscall function, not the syscall tracepoints,
+    # wherever fentry works (it has no kprobe candidate: kprobe mode too)
+    calls = metrics["mremap.calls"]
+    want = "fentry" if "fentry" in expected_modes(label) else "tracepoint"
+    tap(calls["status"] == "exact" and calls.get("path") == want,
+        "%s %s: mremap calls attached by %s (want %s)" % (
+            label, mode, calls.get("probe", calls.get("reason")), want))
     status = "exact" if has_pte_marker(label) and pmd_read(label) else "inferred"
     bound = pmd_read(label) or "upper bound" in levels.get("inferred_from", "")
     tap(levels["status"] == status and levels.get("path") == mode and bound,
@@ -384,7 +391,7 @@ def mode_units(label, mode, cases):
     if mode not in expected_modes(label):
         return [("%s %s probe" % (label, mode), 1,
                  lambda b: check_probe(label, mode, b))]
-    units = [("%s %s probe" % (label, mode), 3,
+    units = [("%s %s probe" % (label, mode), 4,
               lambda b: check_probe(label, mode, b))]
     for name in fault_names(label):
         units.append(("%s %s %s" % (label, mode, name), fault_checks(label, name),
