@@ -31,6 +31,11 @@ LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope
 BENCH := $(OUT)/ptscope-bench
 CASES := $(OUT)/ptscope-cases
+# the overhead bench's floor: empty programs on ptscope's hooks
+FLOOR := $(OUT)/ptscope-floor
+FLOOR_LIBS := -lbpf -lelf -lz -ljson-c
+FLOOR_STATIC_LIBS := -l:libbpf.a -l:libelf.a -l:libz.a -l:libzstd.a \
+	-l:libjson-c.a
 
 # Debian packages ptscope needs to build, test and demo.
 DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
@@ -59,7 +64,7 @@ KERNEL_VARIANTS := patched batching fix
 	host-check harness-check san san-check fuzz fuzz-build \
 	vm-check kernel kernel-check demo bench install clean
 
-all: $(PTSCOPE) $(BENCH) $(CASES)
+all: $(PTSCOPE) $(BENCH) $(CASES) $(FLOOR)
 
 deps:
 	@./tests/deps.sh $(DEPS_PKGS)
@@ -74,6 +79,11 @@ deps-kernel: deps
 	@./tests/deps.sh $(DEPS_KERNEL_PKGS)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h include/ptscope/ptscope.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
+	@mkdir -p $(BPF_OUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
+
+$(BPF_OUT)/floor.bpf.o: bench/floor.bpf.c vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(BPF_OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
@@ -97,6 +107,10 @@ $(CASES): bench/mremap-cases.c
 	@mkdir -p $(OUT)
 	$(CC) -O2 -Wall -Wextra -o $@ $<
 
+$(FLOOR): bench/ptscope-floor.c $(BPF_OUT)/floor.skel.h
+	@mkdir -p $(OUT)
+	$(CC) $(CFLAGS) $< -o $@ $(FLOOR_LIBS)
+
 # Static binaries for the qemu kernel matrix (x86_64 and aarch64).
 # Debian's libmicrohttpd.a needs GnuTLS and so p11-kit, which Debian ships
 # no static library of: a TLS-less one is built from Debian's source.
@@ -105,9 +119,10 @@ STATIC_LIBS := -L$(MHD_STATIC)/lib -l:libmicrohttpd.a -l:libbpf.a -l:libelf.a \
 	-l:libz.a -l:libzstd.a -l:libjson-c.a -l:libseccomp.a -lm -lpthread
 static: deps-static
 	$(MAKE) $(OUT)/static/x86/ptscope $(OUT)/static/x86/ptscope-bench \
-		$(OUT)/static/x86/ptscope-cases
+		$(OUT)/static/x86/ptscope-cases $(OUT)/static/x86/ptscope-floor
 	$(MAKE) ARCH=arm64 CC=aarch64-linux-gnu-gcc $(OUT)/static/arm64/ptscope \
-		$(OUT)/static/arm64/ptscope-bench $(OUT)/static/arm64/ptscope-cases
+		$(OUT)/static/arm64/ptscope-bench $(OUT)/static/arm64/ptscope-cases \
+		$(OUT)/static/arm64/ptscope-floor
 
 $(MHD_STATIC)/lib/libmicrohttpd.a: tests/vm/build-microhttpd.sh
 	./tests/vm/build-microhttpd.sh $(ARCH) $(MHD_STATIC)
@@ -120,6 +135,10 @@ $(OUT)/static/$(ARCH)/ptscope: $(LIB_OBJS) $(OUT)/$(ARCH)/main.o \
 $(OUT)/static/$(ARCH)/ptscope-bench: bench/ptscope-bench.c
 	@mkdir -p $(dir $@)
 	$(CC) -static -O2 -Wall -Wextra -o $@ $<
+
+$(OUT)/static/$(ARCH)/ptscope-floor: bench/ptscope-floor.c $(BPF_OUT)/floor.skel.h
+	@mkdir -p $(dir $@)
+	$(CC) -static $(CFLAGS) $< -o $@ $(FLOOR_STATIC_LIBS)
 
 $(OUT)/static/$(ARCH)/ptscope-cases: bench/mremap-cases.c
 	@mkdir -p $(dir $@)
