@@ -42,8 +42,10 @@ DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
 	zlib1g-dev libzstd-dev libjson-c-dev libcmocka-dev libmicrohttpd-dev libseccomp-dev strace \
 	prometheus curl \
 	python3 \
+	bpftrace stress-ng \
 	libclang-rt-14-dev
-# (libclang-rt-14-dev: clang's ASan, UBSan and libFuzzer runtimes, for the
+# (bpftrace, stress-ng: the comparison rows of make bench-overhead;
+# libclang-rt-14-dev: clang's ASan, UBSan and libFuzzer runtimes, for the
 # sanitizer and fuzz passes of make check)
 DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 \
@@ -62,7 +64,8 @@ KERNEL_VARIANTS := patched batching fix
 
 .PHONY: fuzz-levels all deps deps-static deps-vm deps-kernel static check unit-check tree-check \
 	host-check harness-check san san-check fuzz fuzz-build \
-	vm-check kernel kernel-check demo bench install clean
+	vm-check kernel kernel-check demo bench bench-overhead bench-overhead-vm \
+	install clean
 
 all: $(PTSCOPE) $(BENCH) $(CASES) $(FLOOR)
 
@@ -276,9 +279,23 @@ bench: deps all
 	./bench/bench.sh
 	./bench/bench-thp.sh
 
+# What tracing adds per mremap and per fault: no tracer, the floor (empty
+# programs on ptscope's hooks), ptscope top/export/stat and bpftrace, one
+# interleaved run of ROUNDS rounds; tables on stdout, rows in build/bench/.
+ROUNDS ?= 5
+bench-overhead: deps all
+	./bench/overhead.sh --rounds $(ROUNDS)
+
+# the same inside one qemu kernel (fentry and kprobe modes), ratios only
+KERNEL ?= 6.12-amd64
+VM_ROUNDS ?= 3
+bench-overhead-vm: deps-vm static
+	./tests/vm/bench_overhead.sh $(KERNEL) $(VM_ROUNDS)
+
 install: all
 	install -D -m 0755 $(PTSCOPE) $(DESTDIR)$(PREFIX)/sbin/ptscope
 	install -D -m 0755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/ptscope-bench
+	install -D -m 0755 $(FLOOR) $(DESTDIR)$(PREFIX)/bin/ptscope-floor
 	install -D -m 0644 man/ptscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/ptscope.8
 
 clean:
