@@ -20,7 +20,7 @@
 #                          [--out DIR]
 #   --tiny   iteration counts for a smoke run (make check), 1 round
 #   --mode   ptscope's --mode (auto, fentry, kprobe, tracepoint, patched)
-# Environment: PTSCOPE, BENCH, FLOOR, BPFTRACE, STRESS_NG, PORT; the
+# Environment: PTSCOPE, BENCH, FLOOR, BPFTRACE, STRESS_NG, PORT, THP_SYSFS; the
 # counts INPLACE_N, MOVE_PMD_N, MOVE_PTE_N, FAULT_MB, FAULT_N, THP_MB,
 # THP_N, BIGHEAP_S.  Needs root (BPF, and the THP knobs it sets for the
 # mTHP loop and restores).
@@ -87,10 +87,10 @@ printf 'workload\ttracer\tround\tns_per_op\n' >"$RES"
 printf 'tracer\tround\tready_ms\tvmhwm_kb\tvmrss_kb\n' >"$TRC"
 printf 'tracer\tworkload\treason\n' >"$WHY"
 
-THP=/sys/kernel/mm/transparent_hugepage
+THP=${THP_SYSFS:-/sys/kernel/mm/transparent_hugepage}
 PAGE_KB=$(($("$BENCH" fault-loop --size 1M --count 0 |
 	sed -n 's/.*page_size=\([0-9]*\).*/\1/p') / 1024))
-PMD_KB=$((PAGE_KB * PAGE_KB * 1024 / 8 / 1024))
+PMD_KB=$((PAGE_KB * PAGE_KB * 1024 / 8))	# a page of 8-byte entries
 MTHP_KB=64
 tpid=
 
@@ -123,14 +123,14 @@ set_knob() {	# set_knob FILE VALUE, when the kernel has it
 }
 
 # THP knobs the fault loops change, put back on exit
-saved_enabled=$(knob $THP/enabled)
-saved_mthp=$(knob $THP/hugepages-${MTHP_KB}kB/enabled)
-saved_pmd=$(knob $THP/hugepages-${PMD_KB}kB/enabled)
+saved_enabled=$(knob "$THP/enabled")
+saved_mthp=$(knob "$THP/hugepages-${MTHP_KB}kB/enabled")
+saved_pmd=$(knob "$THP/hugepages-${PMD_KB}kB/enabled")
 restore() {
-	[ -n "$tpid" ] && kill -INT "$tpid" 2>/dev/null && wait "$tpid"
-	[ -n "$saved_enabled" ] && set_knob $THP/enabled "$saved_enabled"
-	[ -n "$saved_mthp" ] && set_knob $THP/hugepages-${MTHP_KB}kB/enabled "$saved_mthp"
-	[ -n "$saved_pmd" ] && set_knob $THP/hugepages-${PMD_KB}kB/enabled "$saved_pmd"
+	stop_tracer
+	[ -n "$saved_enabled" ] && set_knob "$THP/enabled" "$saved_enabled"
+	[ -n "$saved_mthp" ] && set_knob "$THP/hugepages-${MTHP_KB}kB/enabled" "$saved_mthp"
+	[ -n "$saved_pmd" ] && set_knob "$THP/hugepages-${PMD_KB}kB/enabled" "$saved_pmd"
 	rm -rf "$TMP"
 }
 trap restore EXIT
@@ -150,10 +150,10 @@ fetch_metrics() {
 workload_why() {
 	case $1 in
 	fault_mthp)
-		[ -w $THP/hugepages-${MTHP_KB}kB/enabled ] ||
+		[ -w "$THP/hugepages-${MTHP_KB}kB/enabled" ] ||
 			echo "no $THP/hugepages-${MTHP_KB}kB (mTHP: 6.8+)" ;;
 	fault_pmd)
-		[ -w $THP/enabled ] || echo "no $THP/enabled (THP not built in)" ;;
+		[ -w "$THP/enabled" ] || echo "no $THP/enabled (THP not built in)" ;;
 	bigheap)
 		command -v "$STRESS_NG" >/dev/null ||
 			echo "stress-ng not installed (make deps)" ;;
@@ -164,12 +164,12 @@ workload_why() {
 workload_knobs() {
 	case $1 in
 	fault_mthp)
-		set_knob $THP/hugepages-${MTHP_KB}kB/enabled always
-		set_knob $THP/hugepages-${PMD_KB}kB/enabled never ;;
+		set_knob "$THP/hugepages-${MTHP_KB}kB/enabled" always
+		set_knob "$THP/hugepages-${PMD_KB}kB/enabled" never ;;
 	fault_pmd)
-		[ "$saved_enabled" = never ] && set_knob $THP/enabled madvise
-		set_knob $THP/hugepages-${MTHP_KB}kB/enabled never
-		set_knob $THP/hugepages-${PMD_KB}kB/enabled inherit ;;
+		[ "$saved_enabled" = never ] && set_knob "$THP/enabled" madvise
+		set_knob "$THP/hugepages-${MTHP_KB}kB/enabled" never
+		set_knob "$THP/hugepages-${PMD_KB}kB/enabled" inherit ;;
 	esac
 }
 
@@ -302,9 +302,16 @@ start_tracer() {
 	ready=$(($(now_ms) - t0))
 }
 
+# Ctrl-C, then SIGTERM after 10 s
 stop_tracer() {
 	[ -n "$tpid" ] || return 0
 	kill -INT "$tpid" 2>/dev/null
+	i=0
+	while kill -0 "$tpid" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -TERM "$tpid" 2>/dev/null
 	wait "$tpid" 2>/dev/null
 	tpid=
 }
@@ -422,31 +429,39 @@ END {
 		else
 			printf "  %-46s %9s %19s %9s %7s %9s\n", "tracer", "median",
 				"min-max", "added", "/floor", "/bpftrace"
+		base = ""
 		for (j = 1; j <= nt; j++) {
-			k = w SUBSEP T[j]
-			med[T[j]] = cnt[k] ? median(k) : ""
+			t = T[j]; k = w SUBSEP t
+			med[t] = cnt[k] ? median(k) : ""
+			if (t == "none") base = med[t]
 		}
-		base = med["none"]
+		for (j = 1; j <= nt; j++) {
+			t = T[j]
+			add[t] = (base == "" || med[t] == "") ? "" : med[t] - base
+		}
 		for (j = 1; j <= nt; j++) {
 			t = T[j]; k = w SUBSEP t
 			if (med[t] == "") {
 				r = reason(t, w)
-				printf "  %-46s not run: %s\n", label[t], r == "" ? "no data" : r
+				if (r == "") r = "no data"
+				printf "  %-46s not run: %s\n", label[t], r
 				continue
 			}
-			add[t] = base == "" ? "" : med[t] - base
 			rf = rb = ""
 			if (t != "none" && t != "floor" && t !~ /^bpftrace/) {
-				rf = (med["floor"] == "") ? "n/a" : ratio(add[t], add["floor"])
-				rb = (med["bpftrace"] == "") ? "n/a" : ratio(add[t], add["bpftrace"])
+				rf = ratio(add[t], add["floor"])
+				rb = ratio(add[t], add["bpftrace"])
 			}
-			if (vm)
+			if (vm) {
 				printf "  %-46s %8s %8s %10s\n", label[t],
 					ratio(med[t], base), rf, rb
-			else
-				printf "  %-46s %9.1f %9.1f-%-9.1f %9s %7s %9s\n", label[t],
-					med[t], lo[k], hi[k], t == "none" ? "-" :
-					(add[t] == "" ? "n/a" : sprintf("%+.1f", add[t])), rf, rb
+				continue
+			}
+			as = "-"
+			if (t != "none")
+				as = add[t] == "" ? "n/a" : sprintf("%+.1f", add[t])
+			printf "  %-46s %9.1f %9.1f-%-9.1f %9s %7s %9s\n", label[t],
+				med[t], lo[k], hi[k], as, rf, rb
 		}
 	}
 	printf "\ntracers: time to ready (median), peak and last RSS\n"
@@ -456,15 +471,22 @@ END {
 		if (t == "none") continue
 		if (!((t, 1) in rv) && !(t in hwm)) {
 			r = reason(t, "*")
-			printf "  %-46s not run: %s\n", label[t], r == "" ? "no data" : r
+			if (r == "") r = "no data"
+			printf "  %-46s not run: %s\n", label[t], r
 			continue
 		}
-		n = rc[t]; delete cnt; for (i = 1; i <= n; i++) val["r", i] = rv[t, i]
-		cnt["r"] = n
-		rdy = (t == "stat") ? "-" : (vm ? "(tcg)" : (n ? sprintf("%.3f", median("r") / 1000) : "-"))
-		printf "  %-46s %9s %10s %10s\n", label[t], rdy,
-			t in hwm ? sprintf("%.1f", hwm[t] / 1024) : "-",
-			t in rss ? sprintf("%.1f", rss[t] / 1024) : "-"
+		rdy = "-"
+		if (vm && t != "stat")
+			rdy = "(tcg)"
+		else if (rc[t] > 0) {
+			cnt["ready"] = rc[t]
+			for (i = 1; i <= rc[t]; i++) val["ready", i] = rv[t, i]
+			rdy = sprintf("%.3f", median("ready") / 1000)
+		}
+		h = "-"; r = "-"
+		if (t in hwm) h = sprintf("%.1f", hwm[t] / 1024)
+		if (t in rss) r = sprintf("%.1f", rss[t] / 1024)
+		printf "  %-46s %9s %10s %10s\n", label[t], rdy, h, r
 	}
 }' "$RES" "$WHY" "$TRC" | tee "$OUT/overhead-table.txt"
 echo "raw rows: $RES $TRC $WHY"
