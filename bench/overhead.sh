@@ -17,9 +17,10 @@
 # (--vm: static binaries on PATH, ratios only, since TCG distorts times).
 #
 # Usage: bench/overhead.sh [--rounds R] [--tiny] [--vm] [--mode MODE]
-#                          [--out DIR]
+#                          [--out DIR] [--report]
 #   --tiny   iteration counts for a smoke run (make check), 1 round
 #   --mode   ptscope's --mode (auto, fentry, kprobe, tracepoint, patched)
+#   --report only print the tables again, from the rows in --out
 # Environment: PTSCOPE, BENCH, FLOOR, BPFTRACE, STRESS_NG, PORT, THP_SYSFS; the
 # counts INPLACE_N, MOVE_PMD_N, MOVE_PTE_N, FAULT_MB, FAULT_N, THP_MB,
 # THP_N, BIGHEAP_S.  Needs root (BPF, and the THP knobs it sets for the
@@ -29,6 +30,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 ROUNDS=5
+REPORT=0
 TINY=0
 VM=0
 MODE=auto
@@ -40,7 +42,8 @@ while [ $# -gt 0 ]; do
 	--vm) VM=1 ;;
 	--mode) MODE=$2; shift ;;
 	--out) OUT=$2; shift ;;
-	*) echo "usage: $0 [--rounds R] [--tiny] [--vm] [--mode MODE] [--out DIR]" >&2
+	--report) REPORT=1 ;;
+	*) echo "usage: $0 [--rounds R] [--tiny] [--vm] [--mode MODE] [--out DIR] [--report]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -83,9 +86,11 @@ mkdir -p "$OUT"
 RES=$OUT/overhead-runs.tsv	# workload tracer round ns_per_op
 TRC=$OUT/overhead-tracers.tsv	# tracer round ready_ms vmhwm_kb vmrss_kb
 WHY=$OUT/overhead-skips.tsv	# tracer workload reason
-printf 'workload\ttracer\tround\tns_per_op\n' >"$RES"
-printf 'tracer\tround\tready_ms\tvmhwm_kb\tvmrss_kb\n' >"$TRC"
-printf 'tracer\tworkload\treason\n' >"$WHY"
+if [ "$REPORT" = 0 ]; then
+	printf 'workload\ttracer\tround\tns_per_op\n' >"$RES"
+	printf 'tracer\tround\tready_ms\tvmhwm_kb\tvmrss_kb\n' >"$TRC"
+	printf 'tracer\tworkload\treason\n' >"$WHY"
+fi
 
 THP=${THP_SYSFS:-/sys/kernel/mm/transparent_hugepage}
 PAGE_KB=$(($("$BENCH" fault-loop --size 1M --count 0 |
@@ -318,17 +323,21 @@ stop_tracer() {
 
 # ------------------------------------------------------------ the run
 
+[ "$REPORT" = 1 ] && ROUNDS=0	# only the tables, from $OUT's rows
 for t in $TRACERS; do
+	[ "$REPORT" = 1 ] && break
 	why=$(tracer_why "$t")
 	[ -n "$why" ] && skip "$t" '*' "$why"
 done
 for w in $WORKLOADS; do
+	[ "$REPORT" = 1 ] && break
 	why=$(workload_why "$w")
 	[ -n "$why" ] && skip '*' "$w" "$why"
 done
 
 # one untimed pass first: the first THP faults of a run pay for compaction
 for w in $WORKLOADS; do
+	[ "$REPORT" = 1 ] && break
 	has_skip '*' "$w" || watch=0 run_workload "$w"
 done
 
@@ -374,6 +383,9 @@ done
 
 # ------------------------------------------------------------ the tables
 
+[ "$REPORT" = 1 ] &&
+	ROUNDS=$(awk -F'\t' 'NR > 1 && $3 > m { m = $3 } END { print m + 0 }' "$RES")
+
 echo "ptscope overhead: kernel $(uname -r) $(uname -m), page size ${PAGE_KB} KiB," \
 	"ptscope --mode $MODE, $ROUNDS round(s), $(date -u '+%Y-%m-%d %H:%M UTC')"
 [ "$TINY" = 1 ] && echo "(--tiny: smoke-test counts, the numbers mean nothing)"
@@ -391,8 +403,9 @@ function median(key,   n, i, j, v, a) {
 	lo[key] = a[1]; hi[key] = a[n]
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
+# a / b; n/a when either is not above 0 (the added cost lost in noise)
 function ratio(a, b) {
-	return (b > 0 && a != "") ? sprintf("%.2f", a / b) : "n/a"
+	return (a != "" && a > 0 && b > 0) ? sprintf("%.2f", a / b) : "n/a"
 }
 function reason(t, w) {
 	if ((t, w) in why) return why[t, w]
