@@ -18,7 +18,8 @@
 #
 # Usage: bench/overhead.sh [--rounds R] [--tiny] [--vm] [--mode MODE]
 #                          [--out DIR] [--report]
-#   --tiny   iteration counts for a smoke run (make check), 1 round
+#   --tiny   iteration counts for a smoke run (make check), 1 round unless
+#            --rounds says otherwise
 #   --mode   ptscope's --mode (auto, fentry, kprobe, tracepoint, patched)
 #   --report only print the tables again, from the rows in --out
 # Environment: PTSCOPE, BENCH, FLOOR, BPFTRACE, STRESS_NG, PORT, THP_SYSFS; the
@@ -30,6 +31,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 ROUNDS=5
+rounds_set=0
 REPORT=0
 TINY=0
 VM=0
@@ -37,7 +39,7 @@ MODE=auto
 OUT=$top/build/bench
 while [ $# -gt 0 ]; do
 	case $1 in
-	--rounds) ROUNDS=$2; shift ;;
+	--rounds) ROUNDS=$2; rounds_set=1; shift ;;
 	--tiny) TINY=1 ;;
 	--vm) VM=1 ;;
 	--mode) MODE=$2; shift ;;
@@ -65,7 +67,12 @@ if [ "$TINY" = 1 ]; then
 	INPLACE_N=${INPLACE_N:-200} MOVE_PMD_N=${MOVE_PMD_N:-20}
 	MOVE_PTE_N=${MOVE_PTE_N:-10} FAULT_MB=${FAULT_MB:-4} FAULT_N=${FAULT_N:-1}
 	THP_MB=${THP_MB:-8} THP_N=${THP_N:-1} BIGHEAP_S=${BIGHEAP_S:-1}
-	ROUNDS=1
+	[ "$rounds_set" = 1 ] || ROUNDS=1
+fi
+if [ "$VM" = 1 ]; then	# TCG runs these some 20 times slower
+	INPLACE_N=${INPLACE_N:-5000} MOVE_PMD_N=${MOVE_PMD_N:-2000}
+	MOVE_PTE_N=${MOVE_PTE_N:-200} FAULT_MB=${FAULT_MB:-16} FAULT_N=${FAULT_N:-2}
+	THP_MB=${THP_MB:-16} THP_N=${THP_N:-2}
 fi
 INPLACE_N=${INPLACE_N:-100000}	# 2 mremap calls each
 MOVE_PMD_N=${MOVE_PMD_N:-100000}
@@ -160,8 +167,11 @@ workload_why() {
 	fault_pmd)
 		[ -w "$THP/enabled" ] || echo "no $THP/enabled (THP not built in)" ;;
 	bigheap)
-		command -v "$STRESS_NG" >/dev/null ||
-			echo "stress-ng not installed (make deps)" ;;
+		if [ "$VM" = 1 ]; then
+			echo "not in the VM image (static binaries only)"
+		elif ! command -v "$STRESS_NG" >/dev/null; then
+			echo "stress-ng not installed (make deps)"
+		fi ;;
 	esac
 }
 
