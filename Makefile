@@ -31,14 +31,21 @@ LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope
 BENCH := $(OUT)/ptscope-bench
 CASES := $(OUT)/ptscope-cases
+# the overhead bench's floor: empty programs on ptscope's hooks
+FLOOR := $(OUT)/ptscope-floor
+FLOOR_LIBS := -lbpf -lelf -lz -ljson-c
+FLOOR_STATIC_LIBS := -l:libbpf.a -l:libelf.a -l:libz.a -l:libzstd.a \
+	-l:libjson-c.a
 
 # Debian packages ptscope needs to build, test and demo.
 DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
 	zlib1g-dev libzstd-dev libjson-c-dev libcmocka-dev libmicrohttpd-dev libseccomp-dev strace \
 	prometheus curl \
 	python3 \
+	bpftrace stress-ng \
 	libclang-rt-14-dev
-# (libclang-rt-14-dev: clang's ASan, UBSan and libFuzzer runtimes, for the
+# (bpftrace, stress-ng: the comparison rows of make bench-overhead;
+# libclang-rt-14-dev: clang's ASan, UBSan and libFuzzer runtimes, for the
 # sanitizer and fuzz passes of make check)
 DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 \
@@ -57,9 +64,10 @@ KERNEL_VARIANTS := patched batching fix
 
 .PHONY: fuzz-levels all deps deps-static deps-vm deps-kernel static check unit-check tree-check \
 	host-check harness-check san san-check fuzz fuzz-build \
-	vm-check kernel kernel-check demo bench install clean
+	vm-check kernel kernel-check demo bench bench-overhead bench-overhead-vm \
+	install clean
 
-all: $(PTSCOPE) $(BENCH) $(CASES)
+all: $(PTSCOPE) $(BENCH) $(CASES) $(FLOOR)
 
 deps:
 	@./tests/deps.sh $(DEPS_PKGS)
@@ -74,6 +82,11 @@ deps-kernel: deps
 	@./tests/deps.sh $(DEPS_KERNEL_PKGS)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h include/ptscope/ptscope.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
+	@mkdir -p $(BPF_OUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
+
+$(BPF_OUT)/floor.bpf.o: bench/floor.bpf.c vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(BPF_OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
@@ -97,6 +110,10 @@ $(CASES): bench/mremap-cases.c
 	@mkdir -p $(OUT)
 	$(CC) -O2 -Wall -Wextra -o $@ $<
 
+$(FLOOR): bench/ptscope-floor.c $(BPF_OUT)/floor.skel.h
+	@mkdir -p $(OUT)
+	$(CC) $(CFLAGS) $< -o $@ $(FLOOR_LIBS)
+
 # Static binaries for the qemu kernel matrix (x86_64 and aarch64).
 # Debian's libmicrohttpd.a needs GnuTLS and so p11-kit, which Debian ships
 # no static library of: a TLS-less one is built from Debian's source.
@@ -105,9 +122,10 @@ STATIC_LIBS := -L$(MHD_STATIC)/lib -l:libmicrohttpd.a -l:libbpf.a -l:libelf.a \
 	-l:libz.a -l:libzstd.a -l:libjson-c.a -l:libseccomp.a -lm -lpthread
 static: deps-static
 	$(MAKE) $(OUT)/static/x86/ptscope $(OUT)/static/x86/ptscope-bench \
-		$(OUT)/static/x86/ptscope-cases
+		$(OUT)/static/x86/ptscope-cases $(OUT)/static/x86/ptscope-floor
 	$(MAKE) ARCH=arm64 CC=aarch64-linux-gnu-gcc $(OUT)/static/arm64/ptscope \
-		$(OUT)/static/arm64/ptscope-bench $(OUT)/static/arm64/ptscope-cases
+		$(OUT)/static/arm64/ptscope-bench $(OUT)/static/arm64/ptscope-cases \
+		$(OUT)/static/arm64/ptscope-floor
 
 $(MHD_STATIC)/lib/libmicrohttpd.a: tests/vm/build-microhttpd.sh
 	./tests/vm/build-microhttpd.sh $(ARCH) $(MHD_STATIC)
@@ -120,6 +138,10 @@ $(OUT)/static/$(ARCH)/ptscope: $(LIB_OBJS) $(OUT)/$(ARCH)/main.o \
 $(OUT)/static/$(ARCH)/ptscope-bench: bench/ptscope-bench.c
 	@mkdir -p $(dir $@)
 	$(CC) -static -O2 -Wall -Wextra -o $@ $<
+
+$(OUT)/static/$(ARCH)/ptscope-floor: bench/ptscope-floor.c $(BPF_OUT)/floor.skel.h
+	@mkdir -p $(dir $@)
+	$(CC) -static $(CFLAGS) $< -o $@ $(FLOOR_STATIC_LIBS)
 
 $(OUT)/static/$(ARCH)/ptscope-cases: bench/mremap-cases.c
 	@mkdir -p $(dir $@)
@@ -257,9 +279,23 @@ bench: deps all
 	./bench/bench.sh
 	./bench/bench-thp.sh
 
+# What tracing adds per mremap and per fault: no tracer, the floor (empty
+# programs on ptscope's hooks), ptscope top/export/stat and bpftrace, one
+# interleaved run of ROUNDS rounds; tables on stdout, rows in build/bench/.
+ROUNDS ?= 5
+bench-overhead: deps all
+	./bench/overhead.sh --rounds $(ROUNDS)
+
+# the same inside one qemu kernel (fentry and kprobe modes), ratios only
+KERNEL ?= 6.12-amd64
+VM_ROUNDS ?= 3
+bench-overhead-vm: deps-vm static
+	./tests/vm/bench_overhead.sh $(KERNEL) $(VM_ROUNDS)
+
 install: all
 	install -D -m 0755 $(PTSCOPE) $(DESTDIR)$(PREFIX)/sbin/ptscope
 	install -D -m 0755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/ptscope-bench
+	install -D -m 0755 $(FLOOR) $(DESTDIR)$(PREFIX)/bin/ptscope-floor
 	install -D -m 0644 man/ptscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/ptscope.8
 
 clean:

@@ -12,6 +12,8 @@
  *   collapse  fault in N regions as small pages, then MADV_COLLAPSE them
  *   table   user-side timing of the pud/pmd/page moves (demo only)
  *   bw      read bandwidth per buffer size, like lmbench bw_mem rd
+ *   inplace-loop, move-loop, fault-loop
+ *           timed loops for the overhead benchmark (bench/overhead.sh)
  *
  * Only libc is used, so it links statically for x86_64 and aarch64.
  * The mremap subcommand issues exactly --count mremap() calls; nothing
@@ -103,6 +105,8 @@ enum opt_code {
 	OPT_STRIDE,
 	OPT_READ,
 	OPT_SIZES,
+	OPT_CLASS,
+	OPT_FOLIO,
 	OPT_HELP,
 };
 
@@ -122,6 +126,8 @@ struct bench_args {
 	uint64_t sizes[MAX_SIZES];	/* bw: buffer sizes */
 	size_t nsizes;
 	const char *align_text;		/* --align as typed */
+	enum align_mode class;		/* move-loop: pmd or page */
+	uint64_t folio;			/* fault-loop: bytes per fault */
 	enum thp_mode thp;
 	bool populate;
 	bool dontunmap;
@@ -159,6 +165,12 @@ struct line_reader {
 };
 
 static uint64_t page_size;
+
+/* bytes one PMD entry maps: a page of 8-byte entries, each one page */
+static uint64_t pmd_span(void)
+{
+	return page_size / 8 * page_size;
+}
 
 /* Static stdout buffer: no malloc()/brk() happens inside measured loops. */
 static char stdout_buf[64 * 1024];
@@ -209,6 +221,25 @@ static const char usage_text[] =
 "      (default " BW_DEFAULT_SIZES ") map a 2M aligned buffer,\n"
 "      memset it, then read one int every 16 bytes, >= 64 MiB per sample;\n"
 "      print the median of N (default 7) samples in MB/s (1e6 bytes/s).\n"
+"\n"
+"  inplace-loop --count N\n"
+"      Grow a one-page mapping by a page in place and shrink it back, N\n"
+"      times (2N mremap calls).\n"
+"\n"
+"  move-loop --count N [--class pmd|page] [--size SIZE]\n"
+"      Populate SIZE (default two PMD spans, 4M with 4 KiB pages) bytes\n"
+"      with MADV_NOHUGEPAGE once, then move them N times back and forth\n"
+"      between two PMD aligned addresses (--class page: the second one\n"
+"      a page off) with mremap(MREMAP_MAYMOVE|MREMAP_FIXED).\n"
+"\n"
+"  fault-loop --size SIZE --count N [--folio page|pmd|SIZE]\n"
+"             [--thp never|default|always]\n"
+"      N times: map SIZE bytes PMD aligned, madvise (default never),\n"
+"      write one byte per folio (default a page), unmap.\n"
+"\n"
+"      The three loops print one line: loop=NAME page_size=P ops=N ns=T\n"
+"      ns_per_op=X; ops are the mremap calls or the writes (faults),\n"
+"      and only they are timed.  These are bench/overhead.sh's workloads.\n"
 "\n"
 "  --help\n"
 "      Show this help.\n"
@@ -378,6 +409,18 @@ static int parse_size_list(const char *text, uint64_t *sizes, size_t max,
 	return 0;
 }
 
+/* fault-loop --folio: "page", "pmd" or a size */
+static int parse_folio(const char *text, uint64_t *out)
+{
+	if (!strcmp(text, "page"))
+		*out = page_size;
+	else if (!strcmp(text, "pmd"))
+		*out = pmd_span();
+	else
+		return parse_size(text, out);
+	return 0;
+}
+
 static const char *thp_name(enum thp_mode thp)
 {
 	if (thp == THP_NEVER)
@@ -401,6 +444,8 @@ static const char *opt_name(int code)
 	case OPT_RUNS:		return "--runs";
 	case OPT_STRIDE:	return "--stride";
 	case OPT_SIZES:		return "--sizes";
+	case OPT_CLASS:		return "--class";
+	case OPT_FOLIO:		return "--folio";
 	}
 	return "option";
 }
@@ -429,6 +474,10 @@ static int store_option(struct bench_args *args, int code, const char *value)
 		/* pud|pmd|page for mremap, a size for fault: checked later */
 		args->align_text = value;
 		return 0;
+	case OPT_CLASS:
+		return parse_align_mode(value, &args->class);
+	case OPT_FOLIO:
+		return parse_folio(value, &args->folio);
 	case OPT_DONTUNMAP:
 		args->dontunmap = true;
 		return 0;
@@ -1368,6 +1417,225 @@ static int cmd_bw(int argc, char **argv)
 	return 0;
 }
 
+/* a subcommand whose one option is --count N: run(N) */
+static int run_count_only(int argc, char **argv, int (*run)(uint64_t count))
+{
+	static const struct option longopts[] = {
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "help",  no_argument,	      NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct bench_args args = { 0 };
+	int ret;
+
+	ret = parse_args(argc, argv, longopts, &args);
+	if (ret)
+		return ret;
+	ret = require(&args, argv[0], OPT_COUNT);
+	if (ret)
+		return ret;
+	return run(args.count);
+}
+
+/* ------------------------------------------------------ overhead loops */
+
+/*
+ * The workloads of bench/overhead.sh: tight loops whose cost per
+ * operation a tracer adds to.  Each prints one line,
+ *   loop=NAME page_size=P ops=N ns=TOTAL ns_per_op=X
+ * (NAME: inplace, move_pmd, move_pte, fault_<folio KiB>k), where ops counts mremap calls or faults and only they are timed.
+ */
+static void print_loop(const char *name, uint64_t ops, uint64_t ns)
+{
+	printf("loop=%s page_size=%" PRIu64 " ops=%" PRIu64 " ns=%" PRIu64
+	       " ns_per_op=%.1f\n", name, page_size, ops, ns,
+	       ops ? (double)ns / (double)ops : 0.0);
+}
+
+/*
+ * inplace-loop: grow a one-page mapping by a page in place and shrink it
+ * back, N times (2N mremap calls).  The page after it is left unmapped
+ * so the grow never has to move; without MREMAP_MAYMOVE it could not.
+ */
+static int run_inplace_loop(uint64_t count)
+{
+	uint64_t i, start;
+	char *region;
+	int ret = 0;
+
+	region = mmap(NULL, 2 * page_size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (region == MAP_FAILED)
+		return fail_errno("mmap %" PRIu64 " bytes", 2 * page_size);
+	if (munmap(region + page_size, page_size)) {
+		ret = fail_errno("munmap the page after %p", (void *)region);
+		goto cleanup;
+	}
+	*(volatile char *)region = 1;
+	start = now_ns();
+	for (i = 0; i < count; i++) {
+		if (mremap(region, page_size, 2 * page_size, 0) == MAP_FAILED) {
+			ret = fail_errno("mremap grow %p in place",
+					 (void *)region);
+			goto cleanup;
+		}
+		if (mremap(region, 2 * page_size, page_size, 0) == MAP_FAILED) {
+			ret = fail_errno("mremap shrink %p", (void *)region);
+			goto cleanup;
+		}
+	}
+	print_loop("inplace", 2 * count, now_ns() - start);
+cleanup:
+	munmap(region, 2 * page_size);
+	return ret;
+}
+
+static int cmd_inplace_loop(int argc, char **argv)
+{
+	return run_count_only(argc, argv, run_inplace_loop);
+}
+
+/*
+ * move-loop: populate SIZE bytes once (MADV_NOHUGEPAGE), then move them N
+ * times back and forth between two fixed addresses A and B of a reserved
+ * window with MREMAP_MAYMOVE | MREMAP_FIXED.  A and B are PMD aligned;
+ * --class page shifts B by one page, so that no PMD entry can move.
+ */
+static int run_move_loop(enum align_mode class, uint64_t size,
+			 uint64_t count)
+{
+	uint64_t pmd = pmd_span(), window_len, i, start;
+	char *window, *a, *b, *from, *to;
+	int ret = 0;
+
+	window_len = 2 * ALIGN_UP(size, pmd) + 3 * pmd;
+	window = mmap(NULL, window_len, PROT_NONE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (window == MAP_FAILED)
+		return fail_errno("mmap reserve %" PRIu64 " bytes", window_len);
+	a = (char *)(uintptr_t)ALIGN_UP((uintptr_t)window, pmd);
+	b = a + ALIGN_UP(size, pmd) + pmd;
+	if (class == ALIGN_PAGE)
+		b += page_size;
+	if (mmap(a, size, PROT_READ | PROT_WRITE,
+		 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED) {
+		ret = fail_errno("mmap %p", (void *)a);
+		goto cleanup;
+	}
+	if (madvise(a, size, MADV_NOHUGEPAGE)) {
+		ret = fail_errno("madvise(MADV_NOHUGEPAGE) %p", (void *)a);
+		goto cleanup;
+	}
+	write_markers(a, 0, size / page_size, 0);
+	start = now_ns();
+	for (i = 0; i < count; i++) {
+		from = i % 2 ? b : a;
+		to = i % 2 ? a : b;
+		if (mremap(from, size, size, MREMAP_MAYMOVE | MREMAP_FIXED,
+			   to) != to) {
+			ret = fail_errno("mremap %p -> %p", (void *)from,
+					 (void *)to);
+			goto cleanup;
+		}
+	}
+	print_loop(class == ALIGN_PAGE ? "move_pte" : "move_pmd", count,
+		   now_ns() - start);
+	ret = check_markers(count % 2 ? b : a, 0, size / page_size, 0);
+cleanup:
+	munmap(window, window_len);
+	return ret;
+}
+
+static int cmd_move_loop(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "class", required_argument, NULL, OPT_CLASS },
+		{ "size",  required_argument, NULL, OPT_SIZE },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "help",  no_argument,	      NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct bench_args args = { .class = ALIGN_PMD };
+	int ret;
+
+	args.size = 2 * pmd_span();
+	ret = parse_args(argc, argv, longopts, &args);
+	if (ret)
+		return ret;
+	ret = require(&args, "move-loop", OPT_COUNT) ?:
+	      check_bytes("move-loop", OPT_SIZE, args.size, page_size);
+	if (ret)
+		return ret;
+	if (args.class == ALIGN_PUD)
+		return usage_error("move-loop: --class must be pmd or page");
+	return run_move_loop(args.class, args.size, args.count);
+}
+
+/*
+ * fault-loop: N times map SIZE bytes (PMD aligned), madvise them, write
+ * one byte every FOLIO bytes, unmap.  Each write is one fault of a FOLIO
+ * sized folio when the THP settings give one (--thp always for the PMD
+ * size, the hugepages-<size>kB knob for an mTHP size), of a page
+ * otherwise.  Only the writes are timed.
+ */
+static int run_fault_loop(uint64_t size, uint64_t folio, enum thp_mode thp,
+			  uint64_t count)
+{
+	uint64_t i, offset, ns = 0, start;
+	char *region, name[32];
+	int ret;
+
+	for (i = 0; i < count; i++) {
+		ret = map_aligned(size, pmd_span(), &region);
+		if (ret)
+			return ret;
+		if (apply_thp(region, size, thp)) {
+			ret = fail_errno("madvise %p", (void *)region);
+			munmap(region, size);
+			return ret;
+		}
+		start = now_ns();
+		for (offset = 0; offset < size; offset += folio)
+			*(volatile char *)(region + offset) = 1;
+		ns += now_ns() - start;
+		if (munmap(region, size))
+			return fail_errno("munmap %p", (void *)region);
+	}
+	snprintf(name, sizeof(name), "fault_%" PRIu64 "k", folio >> 10);
+	print_loop(name, count * (size / folio), ns);
+	return 0;
+}
+
+static int cmd_fault_loop(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "size",  required_argument, NULL, OPT_SIZE },
+		{ "folio", required_argument, NULL, OPT_FOLIO },
+		{ "thp",   required_argument, NULL, OPT_THP },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "help",  no_argument,	      NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct bench_args args = { .thp = THP_NEVER };
+	int ret;
+
+	args.folio = page_size;
+	ret = parse_args(argc, argv, longopts, &args);
+	if (ret)
+		return ret;
+	ret = require(&args, "fault-loop", OPT_SIZE) ?:
+	      require(&args, "fault-loop", OPT_COUNT) ?:
+	      check_bytes("fault-loop", OPT_SIZE, args.size, page_size);
+	if (ret)
+		return ret;
+	if (args.folio < page_size || args.folio > args.size ||
+	    (args.folio & (args.folio - 1)) || args.size % args.folio)
+		return usage_error("fault-loop: --folio must be a power of two "
+				   "of at least %" PRIu64 " bytes that divides "
+				   "--size", page_size);
+	return run_fault_loop(args.size, args.folio, args.thp, args.count);
+}
+
 /* ----------------------------------------------------------------- main */
 
 /* mremap() rejects an old address that is not page aligned (EINVAL). */
@@ -1388,21 +1656,7 @@ static int run_fail(uint64_t count)
 
 static int cmd_fail(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "count", required_argument, NULL, OPT_COUNT },
-		{ "help",  no_argument,	      NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct bench_args args = { 0 };
-	int ret;
-
-	ret = parse_args(argc, argv, longopts, &args);
-	if (ret)
-		return ret;
-	ret = require(&args, "fail", OPT_COUNT);
-	if (ret)
-		return ret;
-	return run_fail(args.count);
+	return run_count_only(argc, argv, run_fail);
 }
 
 struct command {
@@ -1418,6 +1672,9 @@ static const struct command commands[] = {
 	{ "fail",   cmd_fail },
 	{ "table",  cmd_table },
 	{ "bw",     cmd_bw },
+	{ "inplace-loop", cmd_inplace_loop },
+	{ "move-loop", cmd_move_loop },
+	{ "fault-loop", cmd_fault_loop },
 };
 
 int main(int argc, char **argv)

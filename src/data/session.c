@@ -197,3 +197,80 @@ const struct pts_prog_ref *session_programs(struct pts_session *s, size_t *n)
 	*n = s->nr_progs;
 	return s->progs;
 }
+
+static const char *hook_type(const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog);
+
+	switch (bpf_program__type(prog)) {
+	case BPF_PROG_TYPE_TRACEPOINT:
+		return "tracepoint";
+	case BPF_PROG_TYPE_RAW_TRACEPOINT:
+		return "raw_tp";
+	case BPF_PROG_TYPE_KPROBE:
+		return strncmp(sec, "kretprobe", 9) ? "kprobe" : "kretprobe";
+	case BPF_PROG_TYPE_TRACING:
+		switch (bpf_program__expected_attach_type(prog)) {
+		case BPF_TRACE_RAW_TP:
+			return "tp_btf";
+		case BPF_TRACE_FENTRY:
+			return "fentry";
+		case BPF_TRACE_FEXIT:
+			return "fexit";
+		default:
+			break;
+		}
+		break;
+	default:
+		break;
+	}
+	return "other";
+}
+
+/* the function a retargeted program was aimed at, else NULL */
+static const char *hook_retarget(const struct pts_choice *ch,
+				 const struct pts_candidate *c, const char *prog)
+{
+	int i;
+
+	for (i = 0; i < PTS_MAX_RETARGETS && c->retargets[i].prog; i++)
+		if (!strcmp(c->retargets[i].prog, prog))
+			return ch->targets[i];
+	return NULL;
+}
+
+size_t session_hooks(struct pts_session *s, struct pts_hook *out, size_t max)
+{
+	const struct pts_candidate *c;
+	const struct pts_choice *ch;
+	struct pts_objects *objs = &s->eng.objs;
+	struct bpf_program *prog;
+	const char *target, *slash;
+	size_t n = 0;
+	int i, j;
+
+	for (i = 0; i < s->eng.nr_choices; i++) {
+		ch = &s->eng.choices[i];
+		if (ch->chosen < 0)
+			continue;
+		c = &ch->metric->cands[ch->chosen];
+		for (j = 0; j < PTS_MAX_PROGS && c->progs[j]; j++) {
+			prog = objects_prog(objs, c->obj, c->progs[j]);
+			if (!prog || bpf_program__fd(prog) < 0)
+				continue;
+			if (n >= max)
+				return n;
+			target = hook_retarget(ch, c, c->progs[j]);
+			slash = strchr(bpf_program__section_name(prog), '/');
+			if (!target)
+				target = slash ? slash + 1 : "";
+			out[n].metric = ch->metric->name;
+			out[n].type = hook_type(prog);
+			out[n].prog = c->progs[j];
+			snprintf(out[n].target, sizeof(out[n].target), "%s",
+				 target);
+			n++;
+		}
+	}
+	return n;
+}

@@ -34,6 +34,15 @@ struct pts_prog_ref {
 	int fd;
 };
 
+/* one attached program: what the overhead bench's floor attaches to */
+#define PTS_HOOK_TARGET_LEN	128
+struct pts_hook {
+	const char *metric;
+	const char *type;	/* tracepoint raw_tp tp_btf fentry fexit kprobe kretprobe */
+	const char *prog;
+	char target[PTS_HOOK_TARGET_LEN];	/* "syscalls/sys_enter_mremap" */
+};
+
 struct pts_session {
 	struct pts_kfeatures kf;
 	struct pts_engine eng;
@@ -64,5 +73,7 @@ struct ring_buffer *session_events(struct pts_session *s, ring_buffer_sample_fn 
 int session_check_read(const struct pts_session *s);
 /* the loaded programs, owned by the session; NULL with *@n 0 on ENOMEM */
 const struct pts_prog_ref *session_programs(struct pts_session *s, size_t *n);
+/* the hooks of the attached metrics into @out (up to @max); how many */
+size_t session_hooks(struct pts_session *s, struct pts_hook *out, size_t max);
 
 #endif

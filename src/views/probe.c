@@ -23,7 +23,9 @@ static void candidates_text(FILE *out, const struct pts_choice *ch)
 
 static void probe_text(FILE *out, struct pts_session *s)
 {
+	struct pts_hook hooks[PTS_MAX_LINKS];
 	const struct pts_choice *ch;
+	size_t h, nr_hooks;
 	int i;
 
 	fprintf(out, "kernel %s %s, page size %llu, tracefs %s, kprobes %s\n",
@@ -39,6 +41,34 @@ static void probe_text(FILE *out, struct pts_session *s)
 		fprintf(out, "  %s: %s\n", ch->metric->name, ch->metric->desc);
 		candidates_text(out, ch);
 	}
+	nr_hooks = session_hooks(s, hooks, PTS_MAX_LINKS);
+	fprintf(out, "\nattached hooks:\n");
+	for (h = 0; h < nr_hooks; h++)
+		fprintf(out, "  %-22s %-10s %s\n", hooks[h].metric,
+			hooks[h].type, hooks[h].target);
+}
+
+/* the attached programs' hooks, for bench/ptscope-floor */
+static json_object *hooks_json(struct pts_session *s)
+{
+	struct pts_hook hooks[PTS_MAX_LINKS];
+	json_object *arr = json_object_new_array(), *h;
+	size_t i, n;
+
+	n = session_hooks(s, hooks, PTS_MAX_LINKS);
+	for (i = 0; i < n; i++) {
+		h = json_object_new_object();
+		json_object_object_add(h, "metric",
+				       json_object_new_string(hooks[i].metric));
+		json_object_object_add(h, "type",
+				       json_object_new_string(hooks[i].type));
+		json_object_object_add(h, "target",
+				       json_object_new_string(hooks[i].target));
+		json_object_object_add(h, "program",
+				       json_object_new_string(hooks[i].prog));
+		json_object_array_add(arr, h);
+	}
+	return arr;
 }
 
 int view_probe(const struct pts_options *opts)
@@ -55,6 +85,7 @@ int view_probe(const struct pts_options *opts)
 		root = json_object_new_object();
 		json_object_object_add(root, "system", report_system_json(&s.rep));
 		json_object_object_add(root, "metrics", report_metrics_json(&s.rep));
+		json_object_object_add(root, "hooks", hooks_json(&s));
 		ret = report_write_json(root, opts->output);
 		json_object_put(root);
 	} else {

@@ -14,7 +14,7 @@ import re
 import sys
 
 import check_levels
-from taplib import plan, run, tap, unit
+from taplib import comment, plan, run, tap, unit
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -404,8 +404,31 @@ def mode_units(label, mode, cases):
         ("%s %s top" % (label, mode), 1, lambda b: check_top(label, mode, b)),
         ("%s %s top --listen" % (label, mode), 1,
          lambda b: check_top_scrape(label, mode, b)),
-    ] + level_units(label, mode, cases)
+    ] + level_units(label, mode, cases) + [
+        ("%s %s overhead" % (label, mode), 1,
+         lambda b: check_overhead(label, mode, b)),
+    ]
     return units
+
+
+def check_overhead(label, mode, blocks):
+    """bench/overhead.sh --vm --tiny ran: every row a ratio or a reason"""
+    text = blocks.get(("overhead", mode, None))
+    if text is None:
+        return tap(False, "%s %s overhead: no output" % (label, mode))
+    bad = [] if "overhead.sh exit 0" in text else ["exit status"]
+    for w in ("inplace", "fault_4k"):
+        if not re.search(r"^%s: " % w, text, re.M):
+            bad.append("no %s table" % w)
+    for row in ("none", "floor (empty programs)", "ptscope export"):
+        rows = re.findall(r"^  %s +(\d+\.\d+|not run: .+)" % re.escape(row),
+                          text, re.M)
+        if len(rows) < 2:
+            bad.append("%s: %d rows" % (row, len(rows)))
+    if bad:
+        comment(text[-2000:])
+    return tap(not bad, "%s %s overhead.sh --vm --tiny: ratio or reason per row%s"
+               % (label, mode, ": " + ", ".join(bad) if bad else ""))
 
 
 def level_units(label, mode, cases):

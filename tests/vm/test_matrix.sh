@@ -37,6 +37,7 @@ for k in $kernels; do
 	if [ ! -f "$initrd" ] &&
 	   ! "$here/mkinitramfs.sh" "$initrd" "$arch" "$here/scenarios/mremap-matrix.sh" \
 		"$bin/ptscope" "$bin/ptscope-bench" "$bin/ptscope-cases" \
+		"$bin/ptscope-floor" "$top/bench/overhead.sh:/lib/overhead.sh" \
 		"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" >"$work/mkinitramfs.log" 2>&1; then
 		fail "$k: initramfs: $(tail -n1 "$work/mkinitramfs.log")"
 		continue

@@ -45,6 +45,16 @@ snoop_scenario() {
 	block snooperr "mode=$mode scenario=mixed" /tmp/snoop.err
 }
 
+# bench/overhead.sh keeps working on this kernel: tiny counts, three
+# tracers, two workloads (make bench-overhead-vm runs all of it)
+overhead_tiny() {
+	TRACERS="none floor export" WORKLOADS="inplace fault_4k" \
+		sh /lib/overhead.sh --vm --tiny --mode "$1" --out "/tmp/ov-$1" \
+		>/tmp/overhead.out 2>&1
+	echo "overhead.sh exit $?" >>/tmp/overhead.out
+	block overhead "mode=$1" /tmp/overhead.out
+}
+
 echo "@@KERNEL $(uname -r) $(uname -m)"
 for mode in fentry kprobe; do
 	probe "$mode"
@@ -59,4 +69,5 @@ for mode in fentry kprobe; do
 	snoop_scenario
 	top_scenario
 	levels_cases "$mode"
+	overhead_tiny "$mode"
 done

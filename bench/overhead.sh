@@ -1,0 +1,520 @@
+#!/bin/sh
+# make bench-overhead: what tracing adds to the work it watches.
+#
+# One interleaved run: for each round, for each tracer in order (none, the
+# floor, ptscope top, export, stat -- CMD, export --metric
+# mremap.folio_lookups, bpftrace with ptscope's counting, bpftrace with
+# only @=count()), start the tracer, wait until it is ready (timed), run
+# every workload (ptscope-bench loops, stress-ng bigheap), note its ns per
+# operation and the tracer's RSS, stop the tracer.  Then per workload: the
+# median ns/op and min-max over the rounds, the ns added against no
+# tracer, and the ratios of added cost ptscope/floor and ptscope/bpftrace;
+# per tracer: time to ready and RSS.  A tracer or workload that cannot run
+# here gets a row saying why, never a number.  Raw rows go to
+# $OUT/overhead-*.tsv.
+#
+# POSIX sh: it also runs inside the qemu matrix's busybox initramfs
+# (--vm: static binaries on PATH, ratios only, since TCG distorts times).
+#
+# Usage: bench/overhead.sh [--rounds R] [--tiny] [--vm] [--mode MODE]
+#                          [--out DIR] [--report]
+#   --tiny   iteration counts for a smoke run (make check), 1 round unless
+#            --rounds says otherwise
+#   --mode   ptscope's --mode (auto, fentry, kprobe, tracepoint, patched)
+#   --report only print the tables again, from the rows in --out
+# Environment: PTSCOPE, BENCH, FLOOR, BPFTRACE, STRESS_NG, PORT, THP_SYSFS; the
+# counts INPLACE_N, MOVE_PMD_N, MOVE_PTE_N, FAULT_MB, FAULT_N, THP_MB,
+# THP_N, BIGHEAP_S.  Needs root (BPF, and the THP knobs it sets for the
+# mTHP loop and restores).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+ROUNDS=5
+rounds_set=0
+REPORT=0
+TINY=0
+VM=0
+MODE=auto
+OUT=$top/build/bench
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) ROUNDS=$2; rounds_set=1; shift ;;
+	--tiny) TINY=1 ;;
+	--vm) VM=1 ;;
+	--mode) MODE=$2; shift ;;
+	--out) OUT=$2; shift ;;
+	--report) REPORT=1 ;;
+	*) echo "usage: $0 [--rounds R] [--tiny] [--vm] [--mode MODE] [--out DIR] [--report]" >&2
+	   exit 2 ;;
+	esac
+	shift
+done
+
+# a binary of the build tree, else the one on PATH (the VM)
+pick() {
+	if [ -x "$top/build/$1" ]; then echo "$top/build/$1"; else echo "$1"; fi
+}
+PTSCOPE=${PTSCOPE:-$(pick ptscope)}
+BENCH=${BENCH:-$(pick ptscope-bench)}
+FLOOR=${FLOOR:-$(pick ptscope-floor)}
+BPFTRACE=${BPFTRACE:-bpftrace}
+STRESS_NG=${STRESS_NG:-stress-ng}
+PORT=${PORT:-19477}
+BT=$here/overhead.bt
+
+if [ "$TINY" = 1 ]; then
+	INPLACE_N=${INPLACE_N:-200} MOVE_PMD_N=${MOVE_PMD_N:-20}
+	MOVE_PTE_N=${MOVE_PTE_N:-10} FAULT_MB=${FAULT_MB:-4} FAULT_N=${FAULT_N:-1}
+	THP_MB=${THP_MB:-8} THP_N=${THP_N:-1} BIGHEAP_S=${BIGHEAP_S:-1}
+	[ "$rounds_set" = 1 ] || ROUNDS=1
+fi
+if [ "$VM" = 1 ]; then	# TCG runs these some 20 times slower
+	INPLACE_N=${INPLACE_N:-5000} MOVE_PMD_N=${MOVE_PMD_N:-2000}
+	MOVE_PTE_N=${MOVE_PTE_N:-200} FAULT_MB=${FAULT_MB:-16} FAULT_N=${FAULT_N:-2}
+	THP_MB=${THP_MB:-16} THP_N=${THP_N:-2}
+fi
+INPLACE_N=${INPLACE_N:-100000}	# 2 mremap calls each
+MOVE_PMD_N=${MOVE_PMD_N:-100000}
+MOVE_PTE_N=${MOVE_PTE_N:-10000}
+FAULT_MB=${FAULT_MB:-64}
+FAULT_N=${FAULT_N:-4}
+THP_MB=${THP_MB:-64}
+THP_N=${THP_N:-8}
+BIGHEAP_S=${BIGHEAP_S:-3}
+READY_S=60
+[ "$VM" = 1 ] && READY_S=300
+
+TRACERS=${TRACERS:-"none floor top export stat folio bpftrace bpftrace_count"}
+WORKLOADS=${WORKLOADS:-"inplace move_pmd move_pte fault_4k fault_mthp fault_pmd bigheap"}
+
+TMP=$(mktemp -d /tmp/ptscope-overhead.XXXXXX)
+mkdir -p "$OUT"
+RES=$OUT/overhead-runs.tsv	# workload tracer round ns_per_op
+TRC=$OUT/overhead-tracers.tsv	# tracer round ready_ms vmhwm_kb vmrss_kb
+WHY=$OUT/overhead-skips.tsv	# tracer workload reason
+if [ "$REPORT" = 0 ]; then
+	printf 'workload\ttracer\tround\tns_per_op\n' >"$RES"
+	printf 'tracer\tround\tready_ms\tvmhwm_kb\tvmrss_kb\n' >"$TRC"
+	printf 'tracer\tworkload\treason\n' >"$WHY"
+fi
+
+THP=${THP_SYSFS:-/sys/kernel/mm/transparent_hugepage}
+PAGE_KB=$(($("$BENCH" fault-loop --size 1M --count 0 |
+	sed -n 's/.*page_size=\([0-9]*\).*/\1/p') / 1024))
+PMD_KB=$((PAGE_KB * PAGE_KB * 1024 / 8))	# a page of 8-byte entries
+MTHP_KB=64
+tpid=
+
+# ------------------------------------------------------------ helpers
+
+now_ms() {
+	t=$(date +%s%N 2>/dev/null)
+	case $t in
+	*[!0-9]*|'') awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime ;;
+	*) echo $((t / 1000000)) ;;
+	esac
+}
+
+skip() {	# skip TRACER WORKLOAD REASON
+	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$WHY"
+}
+
+has_skip() {	# has_skip TRACER WORKLOAD
+	awk -F'\t' -v t="$1" -v w="$2" '$1 == t && ($2 == w || $2 == "*") { f = 1 }
+		END { exit !f }' "$WHY"
+}
+
+knob() {	# knob FILE: the [selected] word of a THP knob, or nothing
+	[ -r "$1" ] && sed -n 's/.*\[\([a-z]*\)\].*/\1/p' "$1"
+}
+
+set_knob() {	# set_knob FILE VALUE, when the kernel has it
+	[ -w "$1" ] && echo "$2" >"$1" 2>/dev/null
+	return 0
+}
+
+# THP knobs the fault loops change, put back on exit
+saved_enabled=$(knob "$THP/enabled")
+saved_mthp=$(knob "$THP/hugepages-${MTHP_KB}kB/enabled")
+saved_pmd=$(knob "$THP/hugepages-${PMD_KB}kB/enabled")
+restore() {
+	stop_tracer
+	[ -n "$saved_enabled" ] && set_knob "$THP/enabled" "$saved_enabled"
+	[ -n "$saved_mthp" ] && set_knob "$THP/hugepages-${MTHP_KB}kB/enabled" "$saved_mthp"
+	[ -n "$saved_pmd" ] && set_knob "$THP/hugepages-${PMD_KB}kB/enabled" "$saved_pmd"
+	rm -rf "$TMP"
+}
+trap restore EXIT
+trap 'exit 1' INT TERM
+
+fetch_metrics() {
+	if command -v curl >/dev/null; then
+		curl -sf --max-time 5 -o /dev/null "http://127.0.0.1:$PORT/metrics"
+	else
+		timeout 5 wget -q -O /dev/null "http://127.0.0.1:$PORT/metrics"
+	fi
+}
+
+# ------------------------------------------------------------ workloads
+
+# why WORKLOAD cannot run here, or nothing
+workload_why() {
+	case $1 in
+	fault_mthp)
+		[ -w "$THP/hugepages-${MTHP_KB}kB/enabled" ] ||
+			echo "no $THP/hugepages-${MTHP_KB}kB (mTHP: 6.8+)" ;;
+	fault_pmd)
+		[ -w "$THP/enabled" ] || echo "no $THP/enabled (THP not built in)" ;;
+	bigheap)
+		if [ "$VM" = 1 ]; then
+			echo "not in the VM image (static binaries only)"
+		elif ! command -v "$STRESS_NG" >/dev/null; then
+			echo "stress-ng not installed (make deps)"
+		fi ;;
+	esac
+}
+
+# the THP settings a fault loop needs
+workload_knobs() {
+	case $1 in
+	fault_mthp)
+		set_knob "$THP/hugepages-${MTHP_KB}kB/enabled" always
+		set_knob "$THP/hugepages-${PMD_KB}kB/enabled" never ;;
+	fault_pmd)
+		[ "$saved_enabled" = never ] && set_knob "$THP/enabled" madvise
+		set_knob "$THP/hugepages-${MTHP_KB}kB/enabled" never
+		set_knob "$THP/hugepages-${PMD_KB}kB/enabled" inherit ;;
+	esac
+}
+
+# run_workload WORKLOAD [WRAPPER...]: run it (under WRAPPER, e.g. ptscope
+# stat --), output in $TMP/wl.out; $TMP/wl.pid holds the pid to watch
+run_workload() {
+	w=$1
+	shift
+	workload_knobs "$w"
+	case $w in
+	inplace) set -- "$@" "$BENCH" inplace-loop --count "$INPLACE_N" ;;
+	move_pmd) set -- "$@" "$BENCH" move-loop --class pmd --count "$MOVE_PMD_N" ;;
+	move_pte) set -- "$@" "$BENCH" move-loop --class page --count "$MOVE_PTE_N" ;;
+	fault_4k) set -- "$@" "$BENCH" fault-loop --size "${FAULT_MB}M" \
+		--count "$FAULT_N" --thp never ;;
+	fault_mthp) set -- "$@" "$BENCH" fault-loop --size "${THP_MB}M" \
+		--count "$THP_N" --thp default --folio "${MTHP_KB}K" ;;
+	fault_pmd) set -- "$@" "$BENCH" fault-loop --size "${THP_MB}M" \
+		--count "$THP_N" --thp always --folio pmd ;;
+	bigheap) set -- "$@" "$STRESS_NG" --bigheap 1 -t "${BIGHEAP_S}s" \
+		--metrics-brief ;;
+	esac
+	# bigheap grows the heap until realloc fails: cap it at 2 GiB (not
+	# the others: an ASan ptscope stat reserves terabytes)
+	if [ "$w" = bigheap ]; then
+		# shellcheck disable=SC3045 # busybox and dash have ulimit -v
+		(ulimit -v 2097152 2>/dev/null; exec "$@") >"$TMP/wl.out" 2>&1 &
+	else
+		"$@" >"$TMP/wl.out" 2>&1 &
+	fi
+	wpid=$!
+	hwm=
+	if [ "${watch:-0}" = 1 ]; then
+		while kill -0 "$wpid" 2>/dev/null; do
+			h=$(vm_kb "$wpid" VmHWM)
+			[ -n "$h" ] && hwm=$h
+			sleep 0.2
+		done
+	fi
+	wait "$wpid"
+}
+
+# ns per operation from the workload's output, or nothing
+workload_ns() {
+	case $1 in
+	bigheap)
+		# "stress-ng: info: [pid] bigheap OPS REAL USR SYS OPS/S ..."
+		awk '$4 == "bigheap" && $9 + 0 > 0 { printf "%.1f\n", 1e9 / $9 }' \
+			"$TMP/wl.out" ;;
+	*)
+		sed -n 's/^loop=.* ns_per_op=\([0-9.]*\)$/\1/p' "$TMP/wl.out" ;;
+	esac
+}
+
+vm_kb() {	# vm_kb PID FIELD: VmHWM/VmRSS in kB
+	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
+# ------------------------------------------------------------ tracers
+
+# why TRACER cannot run here, or nothing (asked once, before round 1)
+tracer_why() {
+	case $1 in
+	floor)
+		if ! "$PTSCOPE" probe --json --mode "$MODE" -o "$TMP/hooks.json" \
+			2>"$TMP/probe.err"; then
+			echo "ptscope probe failed: $(tail -n1 "$TMP/probe.err")"
+		elif ! command -v "$FLOOR" >/dev/null; then
+			echo "no $FLOOR (make all)"
+		fi ;;
+	folio)
+		"$PTSCOPE" probe --mode "$MODE" --metric mremap.folio_lookups \
+			>"$TMP/folio.txt" 2>&1
+		sed -n 's/^  mremap\.folio_lookups *unavailable: //p' "$TMP/folio.txt" |
+			cut -c1-160 ;;
+	bpftrace|bpftrace_count)
+		if [ "$VM" = 1 ]; then
+			echo "not in the VM image (static binaries only)"
+		elif ! command -v "$BPFTRACE" >/dev/null; then
+			echo "bpftrace not installed (make deps)"
+		fi ;;
+	esac
+}
+
+# start_tracer TRACER: starts it in the background ($tpid), waits until it
+# is ready and sets $ready to the ms that took; or fails with a reason in
+# $TMP/t.why.  Not in a subshell: $tpid must stay this shell's child.
+start_tracer() {
+	t=$1
+	tpid=
+	rm -f "$TMP/t.out" "$TMP/t.err"
+	: >"$TMP/t.out"
+	: >"$TMP/t.err"
+	t0=$(now_ms)
+	case $t in
+	none|stat) ready=; return 0 ;;
+	floor) "$FLOOR" --hooks "$TMP/hooks.json" >"$TMP/t.out" 2>"$TMP/t.err" & ;;
+	top) "$PTSCOPE" top --mode "$MODE" -i 1 >/dev/null 2>"$TMP/t.err" & ;;
+	export) "$PTSCOPE" export --mode "$MODE" --listen "127.0.0.1:$PORT" \
+		>"$TMP/t.out" 2>"$TMP/t.err" & ;;
+	folio) "$PTSCOPE" export --mode "$MODE" --metric mremap.folio_lookups \
+		--listen "127.0.0.1:$PORT" >"$TMP/t.out" 2>"$TMP/t.err" & ;;
+	bpftrace) "$BPFTRACE" "$BT" >"$TMP/t.out" 2>"$TMP/t.err" & ;;
+	bpftrace_count) "$BPFTRACE" -e 'tracepoint:syscalls:sys_enter_mremap,
+		tracepoint:syscalls:sys_exit_mremap { @ = count(); }' \
+		>"$TMP/t.out" 2>"$TMP/t.err" & ;;
+	esac
+	tpid=$!
+	deadline=$(($(now_ms) + READY_S * 1000))
+	while :; do
+		case $t in
+		floor) grep -q '^ready' "$TMP/t.out" && break ;;
+		top) grep -q 'tracing, Ctrl-C' "$TMP/t.err" && break ;;
+		export|folio) fetch_metrics && break ;;
+		bpftrace*) grep -q '^Attaching' "$TMP/t.out" && break ;;
+		esac
+		if ! kill -0 "$tpid" 2>/dev/null; then
+			wait "$tpid"
+			echo "exited $?: $(tail -n1 "$TMP/t.err" | cut -c1-160)" >"$TMP/t.why"
+			tpid=
+			return 1
+		fi
+		if [ "$(now_ms)" -gt "$deadline" ]; then
+			echo "not ready after $READY_S s" >"$TMP/t.why"
+			stop_tracer
+			return 1
+		fi
+		sleep 0.01
+	done
+	ready=$(($(now_ms) - t0))
+}
+
+# Ctrl-C, then SIGTERM after 10 s
+stop_tracer() {
+	[ -n "$tpid" ] || return 0
+	kill -INT "$tpid" 2>/dev/null
+	i=0
+	while kill -0 "$tpid" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -TERM "$tpid" 2>/dev/null
+	wait "$tpid" 2>/dev/null
+	tpid=
+}
+
+# ------------------------------------------------------------ the run
+
+[ "$REPORT" = 1 ] && ROUNDS=0	# only the tables, from $OUT's rows
+for t in $TRACERS; do
+	[ "$REPORT" = 1 ] && break
+	why=$(tracer_why "$t")
+	[ -n "$why" ] && skip "$t" '*' "$why"
+done
+for w in $WORKLOADS; do
+	[ "$REPORT" = 1 ] && break
+	why=$(workload_why "$w")
+	[ -n "$why" ] && skip '*' "$w" "$why"
+done
+
+# one untimed pass first: the first THP faults of a run pay for compaction
+for w in $WORKLOADS; do
+	[ "$REPORT" = 1 ] && break
+	has_skip '*' "$w" || watch=0 run_workload "$w"
+done
+
+round=1
+while [ "$round" -le "$ROUNDS" ]; do
+	for t in $TRACERS; do
+		has_skip "$t" '*' && continue
+		if ! start_tracer "$t"; then
+			skip "$t" '*' "round $round: $(cat "$TMP/t.why")"
+			continue
+		fi
+		hwm='' rss='' shwm=''
+		for w in $WORKLOADS; do
+			has_skip '*' "$w" && continue
+			if [ "$t" = stat ]; then
+				watch=1 run_workload "$w" "$PTSCOPE" stat --mode "$MODE" \
+					-o "$TMP/stat.txt" --
+			else
+				watch=0 run_workload "$w"
+			fi
+			rc=$?
+			ns=$(workload_ns "$w")
+			if [ $rc -ne 0 ] || [ -z "$ns" ]; then
+				skip "$t" "$w" "round $round: exit $rc: $(tail -n1 "$TMP/wl.out" | cut -c1-160)"
+				continue
+			fi
+			printf '%s\t%s\t%s\t%s\n' "$w" "$t" "$round" "$ns" >>"$RES"
+			[ "$t" = stat ] && [ -n "$hwm" ] &&
+				[ "$hwm" -gt "${shwm:-0}" ] && shwm=$hwm
+		done
+		if [ -n "$tpid" ]; then
+			hwm=$(vm_kb "$tpid" VmHWM)
+			rss=$(vm_kb "$tpid" VmRSS)
+		elif [ "$t" = stat ]; then
+			hwm=$shwm
+		fi
+		stop_tracer
+		printf '%s\t%s\t%s\t%s\t%s\n' "$t" "$round" "$ready" "${hwm:-}" \
+			"${rss:-}" >>"$TRC"
+	done
+	round=$((round + 1))
+done
+
+# ------------------------------------------------------------ the tables
+
+[ "$REPORT" = 1 ] &&
+	ROUNDS=$(awk -F'\t' 'NR > 1 && $3 > m { m = $3 } END { print m + 0 }' "$RES")
+
+echo "ptscope overhead: kernel $(uname -r) $(uname -m), page size ${PAGE_KB} KiB," \
+	"ptscope --mode $MODE, $ROUNDS round(s), $(date -u '+%Y-%m-%d %H:%M UTC')"
+[ "$TINY" = 1 ] && echo "(--tiny: smoke-test counts, the numbers mean nothing)"
+[ "$VM" = 1 ] && echo "(--vm: under TCG only ratios mean something)"
+awk -F'\t' -v vm="$VM" -v tracers="$TRACERS" -v workloads="$WORKLOADS" \
+	-v page_kb="$PAGE_KB" -v pmd_kb="$PMD_KB" -v mthp_kb="$MTHP_KB" '
+function median(key,   n, i, j, v, a) {
+	n = cnt[key]
+	for (i = 1; i <= n; i++) a[i] = val[key, i]
+	for (i = 2; i <= n; i++) {	# insertion sort
+		v = a[i]
+		for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]
+		a[j + 1] = v
+	}
+	lo[key] = a[1]; hi[key] = a[n]
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+# a / b; n/a when either is not above 0 (the added cost lost in noise)
+function ratio(a, b) {
+	return (a != "" && a > 0 && b > 0) ? sprintf("%.2f", a / b) : "n/a"
+}
+function reason(t, w) {
+	if ((t, w) in why) return why[t, w]
+	if ((t, "*") in why) return why[t, "*"]
+	if (("*", w) in why) return why["*", w]
+	return ""
+}
+FILENAME ~ /runs/ && FNR > 1 {
+	k = $1 SUBSEP $2; val[k, ++cnt[k]] = $4
+}
+FILENAME ~ /skips/ && FNR > 1 {
+	if (!(($1, $2) in why)) why[$1, $2] = $3
+}
+FILENAME ~ /tracers/ && FNR > 1 {
+	if ($3 != "") { rk = $1; rv[rk, ++rc[rk]] = $3 }
+	if ($4 != "" && $4 + 0 > hwm[$1]) hwm[$1] = $4 + 0
+	if ($5 != "") rss[$1] = $5
+}
+END {
+	label["none"] = "none"; label["floor"] = "floor (empty programs)"
+	label["top"] = "ptscope top"; label["export"] = "ptscope export"
+	label["stat"] = "ptscope stat -- CMD"
+	label["folio"] = "ptscope export --metric mremap.folio_lookups"
+	label["bpftrace"] = "bpftrace, same counts"
+	label["bpftrace_count"] = "bpftrace, @=count() on mremap"
+	title["inplace"] = page_kb " KiB in-place grow/shrink mremap loop, ns per mremap"
+	title["move_pmd"] = "moving mremap, PMD class (" 2 * pmd_kb / 1024 " MiB ping-pong), ns per mremap"
+	title["move_pte"] = "moving mremap, PTE class (" 2 * pmd_kb / 1024 " MiB, a page off), ns per mremap"
+	title["fault_4k"] = page_kb " KiB fault loop, ns per fault"
+	title["fault_mthp"] = mthp_kb " KiB mTHP fault loop, ns per fault"
+	title["fault_pmd"] = pmd_kb / 1024 " MiB THP fault loop (MADV_HUGEPAGE), ns per fault"
+	title["bigheap"] = "stress-ng --bigheap 1, ns per bogo op (realloc)"
+	nt = split(tracers, T, " "); nw = split(workloads, W, " ")
+	for (i = 1; i <= nw; i++) {
+		w = W[i]
+		printf "\n%s: %s\n", w, title[w]
+		if (vm)
+			printf "  %-46s %8s %8s %10s\n", "tracer", "x none", "/floor", "/bpftrace"
+		else
+			printf "  %-46s %9s %19s %9s %7s %9s\n", "tracer", "median",
+				"min-max", "added", "/floor", "/bpftrace"
+		base = ""
+		for (j = 1; j <= nt; j++) {
+			t = T[j]; k = w SUBSEP t
+			med[t] = cnt[k] ? median(k) : ""
+			if (t == "none") base = med[t]
+		}
+		for (j = 1; j <= nt; j++) {
+			t = T[j]
+			add[t] = (base == "" || med[t] == "") ? "" : med[t] - base
+		}
+		for (j = 1; j <= nt; j++) {
+			t = T[j]; k = w SUBSEP t
+			if (med[t] == "") {
+				r = reason(t, w)
+				if (r == "") r = "no data"
+				printf "  %-46s not run: %s\n", label[t], r
+				continue
+			}
+			rf = rb = ""
+			if (t != "none" && t != "floor" && t !~ /^bpftrace/) {
+				rf = ratio(add[t], add["floor"])
+				rb = ratio(add[t], add["bpftrace"])
+			}
+			if (vm) {
+				printf "  %-46s %8s %8s %10s\n", label[t],
+					ratio(med[t], base), rf, rb
+				continue
+			}
+			as = "-"
+			if (t != "none")
+				as = add[t] == "" ? "n/a" : sprintf("%+.1f", add[t])
+			printf "  %-46s %9.1f %9.1f-%-9.1f %9s %7s %9s\n", label[t],
+				med[t], lo[k], hi[k], as, rf, rb
+		}
+	}
+	printf "\ntracers: time to ready (median), peak and last RSS\n"
+	printf "  %-46s %9s %10s %10s\n", "tracer", "ready s", "VmHWM MB", "VmRSS MB"
+	for (j = 1; j <= nt; j++) {
+		t = T[j]
+		if (t == "none") continue
+		if (!((t, 1) in rv) && !(t in hwm)) {
+			r = reason(t, "*")
+			if (r == "") r = "no data"
+			printf "  %-46s not run: %s\n", label[t], r
+			continue
+		}
+		rdy = "-"
+		if (vm && t != "stat")
+			rdy = "(tcg)"
+		else if (rc[t] > 0) {
+			cnt["ready"] = rc[t]
+			for (i = 1; i <= rc[t]; i++) val["ready", i] = rv[t, i]
+			rdy = sprintf("%.3f", median("ready") / 1000)
+		}
+		h = "-"; r = "-"
+		if (t in hwm) h = sprintf("%.1f", hwm[t] / 1024)
+		if (t in rss) r = sprintf("%.1f", rss[t] / 1024)
+		printf "  %-46s %9s %10s %10s\n", label[t], rdy, h, r
+	}
+}' "$RES" "$WHY" "$TRC" | tee "$OUT/overhead-table.txt"
+echo "raw rows: $RES $TRC $WHY"

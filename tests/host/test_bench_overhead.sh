@@ -1,0 +1,74 @@
+#!/bin/bash
+# bench/overhead.sh (make bench-overhead) keeps working: one round with
+# tiny counts, and the table has a row for every workload and tracer, with
+# a number or a reason.  No timing is checked: this is no benchmark.
+. "$(dirname "$0")/lib.sh"
+require_root
+
+FLOOR=${FLOOR:-build/ptscope-floor}
+out=$TMP/bench
+PTSCOPE=$PTSCOPE BENCH=$BENCH FLOOR=$FLOOR PORT=$((20000 + $$ % 20000)) \
+	./bench/overhead.sh --tiny --out "$out" >"$TMP/table.txt" 2>"$TMP/err.txt"
+rc=$?
+if [ $rc -eq 0 ]; then
+	ok "overhead.sh --tiny exits 0"
+else
+	not_ok "overhead.sh --tiny exits $rc"
+	sed 's/^/#   /' "$TMP/err.txt" | tail -n 20
+fi
+sed 's/^/# /' "$TMP/table.txt"
+
+WORKLOADS="inplace move_pmd move_pte fault_4k fault_mthp fault_pmd bigheap"
+LABELS=("none" "floor (empty programs)" "ptscope top" "ptscope export"
+	"ptscope stat -- CMD" "ptscope export --metric mremap.folio_lookups"
+	"bpftrace, same counts" "bpftrace, @=count() on mremap")
+
+# row TABLE LABEL: the rest of LABEL's row in one section of the table
+row() {
+	awk -v l="  $2 " 'index($0, l) == 1 { print substr($0, length(l) + 1); exit }' "$1"
+}
+
+for w in $WORKLOADS; do
+	awk -v w="$w:" '$1 == w { on = 1; print; next } /^$/ { on = 0 } on' \
+		"$TMP/table.txt" >"$TMP/$w.txt"
+	if [ ! -s "$TMP/$w.txt" ]; then
+		not_ok "$w: no section in the table"
+		continue
+	fi
+	for l in "${LABELS[@]}"; do
+		r=$(row "$TMP/$w.txt" "$l" | sed 's/^ *//')
+		if [[ $r =~ ^[0-9]+\.[0-9] || $r =~ ^not\ run:\ .+ ]]; then
+			ok "$w / $l: ${r:0:60}"
+		else
+			not_ok "$w / $l: neither a number nor a reason: '$r'"
+		fi
+	done
+	# ptscope itself must have numbers here (tracepoints attach on this box)
+	r=$(row "$TMP/$w.txt" "ptscope export" | sed 's/^ *//')
+	case $w in
+	inplace|move_pmd|move_pte|fault_4k)
+		if [[ $r =~ ^[0-9] ]]; then
+			ok "$w: ptscope export has a number"
+		else
+			not_ok "$w: ptscope export has no number: '$r'"
+		fi ;;
+	esac
+done
+
+awk '/^tracers:/ { on = 1 } on' "$TMP/table.txt" >"$TMP/tracers.txt"
+for l in "${LABELS[@]:1}"; do
+	r=$(row "$TMP/tracers.txt" "$l" | sed 's/^ *//')
+	if [[ $r =~ ^(-|[0-9.]+|\(tcg\))\ +[0-9.-]+ || $r =~ ^not\ run:\ .+ ]]; then
+		ok "tracer $l: ${r:0:60}"
+	else
+		not_ok "tracer $l: neither figures nor a reason: '$r'"
+	fi
+done
+for f in overhead-runs.tsv overhead-tracers.tsv overhead-skips.tsv; do
+	if [ -s "$out/$f" ]; then
+		ok "$f written"
+	else
+		not_ok "$f missing"
+	fi
+done
+finish

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Guest side of tests/vm/bench_overhead.sh: bench/overhead.sh --vm in each
+# attach mode this kernel may offer besides tracepoints (fentry, kprobe),
+# its table in an @@BEGIN/@@END block per mode.  Rounds and --tiny come
+# from the kernel command line (ptscope.rounds=N, ptscope.tiny=1).
+# Runs under busybox sh in the initramfs; helpers in lib.sh.
+
+. /lib/ptscope-scenarios.sh
+
+echo madvise >$THP/enabled
+rounds=$(cmdline_value rounds 3)
+tiny=
+[ "$(cmdline_value tiny 0)" = 1 ] && tiny=--tiny
+echo "@@KERNEL $(uname -r) $(uname -m)"
+for mode in fentry kprobe; do
+	# shellcheck disable=SC2086
+	sh /lib/overhead.sh --vm --mode "$mode" --rounds "$rounds" $tiny \
+		--out /tmp/bench-$mode >/tmp/overhead.out 2>&1
+	echo "overhead.sh exit $?" >>/tmp/overhead.out
+	block overhead "mode=$mode" /tmp/overhead.out
+done
