@@ -227,18 +227,6 @@ static const char *hook_type(const struct bpf_program *prog)
 	return "other";
 }
 
-/* the function a retargeted program was aimed at, else NULL */
-static const char *hook_retarget(const struct pts_choice *ch,
-				 const struct pts_candidate *c, const char *prog)
-{
-	int i;
-
-	for (i = 0; i < PTS_MAX_RETARGETS && c->retargets[i].prog; i++)
-		if (!strcmp(c->retargets[i].prog, prog))
-			return ch->targets[i];
-	return NULL;
-}
-
 size_t session_hooks(struct pts_session *s, struct pts_hook *out, size_t max)
 {
 	const struct pts_candidate *c;
@@ -260,7 +248,7 @@ size_t session_hooks(struct pts_session *s, struct pts_hook *out, size_t max)
 				continue;
 			if (n >= max)
 				return n;
-			target = hook_retarget(ch, c, c->progs[j]);
+			target = engine_retarget_of(ch, c, c->progs[j]);
 			slash = strchr(bpf_program__section_name(prog), '/');
 			if (!target)
 				target = slash ? slash + 1 : "";

@@ -240,8 +240,7 @@ void engine_unavailable_reason(const struct pts_choice *ch, char *buf,
 	}
 }
 
-/* the function a retargeted program of the chosen candidate attaches to */
-static const char *retarget_of(const struct pts_choice *ch,
+const char *engine_retarget_of(const struct pts_choice *ch,
 			       const struct pts_candidate *c, const char *prog)
 {
 	int i;
@@ -365,7 +364,7 @@ static int attach_chosen(struct pts_engine *eng)
 		for (j = 0; j < PTS_MAX_PROGS && c->progs[j]; j++) {
 			prog = objects_prog(&eng->objs, c->obj, c->progs[j]);
 			link = prog ? attach_prog(prog, c->kind,
-					retarget_of(ch, c, c->progs[j])) : NULL;
+					engine_retarget_of(ch, c, c->progs[j])) : NULL;
 			err = prog ? -errno : -ENOENT;
 			if (link && eng->nr_links < PTS_MAX_LINKS) {
 				eng->links[eng->nr_links++] = link;

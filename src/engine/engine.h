@@ -55,6 +55,9 @@ bool engine_provides(const struct pts_engine *eng, const char *metric,
 /* "reason1; reason2" for an unavailable metric */
 void engine_unavailable_reason(const struct pts_choice *choice, char *buf,
 			       size_t len);
+/* the function retargeted program @prog of candidate @c attaches to, or NULL */
+const char *engine_retarget_of(const struct pts_choice *ch,
+			       const struct pts_candidate *c, const char *prog);
 int engine_attach(struct pts_engine *eng, const struct pts_config *cfg,
 		  pts_check_fn check, void *ctx);
 void engine_detach(struct pts_engine *eng);
