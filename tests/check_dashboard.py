@@ -4,7 +4,9 @@
 
 usage: check_dashboard.py DASHBOARD.json PAGE.txt src/data/schema.c
 
-A family missing from PAGE is accepted only when the schema has it and the
+A family the page says it left out ("# NAME left out: why", e.g. the BPF
+run-time statistics without --bpf-stats) is accepted with that note.
+Any other family missing from PAGE is accepted only when the schema has it and the
 page says why it is not there (the schema names every family): its metric is not attached on that kernel,
 or is attached by a path or with a status that does not give it.  Prints
 "N queries" last; exits 1 naming what is not exported.
@@ -55,11 +57,21 @@ def check(dash, page, source):
     probes = {m: dict(path=p, status=st, on=v == "1") for m, p, st, v in re.findall(
         r'^ptscope_probe_attached\{metric="([^"]+)",path="([^"]+)",'
         r'status="([^"]+)"\} ([01])$', page, re.M)}
+    # "# A and B left out: why" (e.g. BPF run-time statistics without --bpf-stats)
+    left_out = {}
+    for fams, why in re.findall(r"^# (ptscope_\S+(?: and ptscope_\S+)*) left out: (.*)$",
+                                page, re.M):
+        for fam in fams.split(" and "):
+            left_out[fam] = why
     notes, bad = [], []
     names = set(n for e in exprs for n in re.findall(r"ptscope_[a-z0-9_]+", e))
     for name in sorted(names):
         base = re.sub(r"_(bucket|sum|count)$", "", name)
         if name in families or families.get(base) == "histogram":
+            continue
+        if name in left_out or base in left_out:
+            notes.append("%s: left out by the exporter: %s" % (
+                name, left_out.get(name, left_out.get(base))))
             continue
         fam = name if '"%s"' % name in source else base
         metric = next((m for p, m in OWNER if name.startswith(p)), None)
