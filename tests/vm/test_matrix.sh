@@ -9,7 +9,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 kernels=${VM_KERNELS:-6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64}
 work=$(mktemp -d /tmp/ptscope-vm.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# PTSCOPE_KEEP=1 keeps the consoles and reports for a look afterwards
+if [ "${PTSCOPE_KEEP:-0}" = 1 ]; then
+	echo "# work directory kept: $work"
+else
+	trap 'rm -rf "$work"' EXIT
+fi
 . "$here/tap.sh"
 # the seeded mremap cases (bench/mremap-cases.c) of the differential level
 # test: a new seed each run, printed so that a failure reproduces with
@@ -21,21 +26,22 @@ echo "# levels: ptscope-cases --seed $seed --count $cases per mode"
 static_dir() {
 	case $1 in
 	amd64) echo "$top/build/static/x86" ;;
-	arm64) echo "$top/build/static/arm64" ;;
+	arm64*) echo "$top/build/static/arm64" ;;
 	esac
 }
 
 for k in $kernels; do
-	version=${k%-*}
-	arch=${k#*-}
+	version=${k%%-*}
+	arch=${k#*-}		# amd64, arm64 or arm64-16k
+	guest_arch=${arch%-16k}	# what the initramfs binaries are built for
 	bin=$(static_dir "$arch")
-	initrd="$work/$arch.cpio.gz"
+	initrd="$work/$guest_arch.cpio.gz"
 	if [ ! -x "$bin/ptscope" ]; then
 		fail "$k: no static ptscope in $bin (make static)"
 		continue
 	fi
 	if [ ! -f "$initrd" ] &&
-	   ! "$here/mkinitramfs.sh" "$initrd" "$arch" "$here/scenarios/mremap-matrix.sh" \
+	   ! "$here/mkinitramfs.sh" "$initrd" "$guest_arch" "$here/scenarios/mremap-matrix.sh" \
 		"$bin/ptscope" "$bin/ptscope-bench" "$bin/ptscope-cases" \
 		"$bin/ptscope-floor" "$top/bench/overhead.sh:/lib/overhead.sh" \
 		"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" >"$work/mkinitramfs.log" 2>&1; then
