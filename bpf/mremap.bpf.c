@@ -20,9 +20,15 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* a PTE table read by the PTE-level marker */
+/*
+ * A PTE table read by the PTE-level marker: PAGE_SIZE / 8 entries, 512
+ * with 4 KiB pages, 2048 with 16 KiB pages (arm64-16k).  64 KiB pages
+ * (8192) are not read: the engine keeps the marker off there.
+ */
+#define PTE_TABLE_MAX	2048
+
 struct pte_table {
-	__u64 entries[512];
+	__u64 entries[PTE_TABLE_MAX];
 };
 
 struct {
@@ -394,6 +400,18 @@ static __always_inline void count_pte_extent(struct pts_ev_levels *lv,
 	}
 }
 
+/* the batches inferred in one PTE-level extent, counted as the patched
+ * mremap:move_ptes tracepoint counts them */
+static __always_inline void count_batches(struct mpt_walk *w)
+{
+	if (!(cfg.flags & PTS_CFG_BATCH_INFER))
+		return;
+	count_add(PTS_C_LV_PTE_BATCHES, w->iter_batches);
+	count_add(PTS_C_LV_FOLIO_LOOKUPS, w->iter_lookups);
+	if (w->iter_batches)
+		hist_add(PTS_H_PTE_MAX_BATCH, w->iter_max_batch);
+}
+
 /*
  * The iteration at w->iter_addr is over: classify it.  The loop in
  * move_page_tables() (5.11+) calls get_old_pud() once per extent, and a
@@ -461,6 +479,7 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 		}
 		count_pte_extent(lv, pmd_extent, w->iter_ptes);
 		count_add(PTS_C_LV_PTES, w->iter_ptes);
+		count_batches(w);
 	} else if (pmd_possible && !w->iter_hpmd_tried) {
 		count_add(PTS_C_LV_PMD_MOVED, 1);
 		if (lv)
@@ -477,6 +496,9 @@ reset:
 	w->iter_hpmd_moved = 0;
 	w->iter_pte_seen = 0;
 	w->iter_ptes = 0;
+	w->iter_batches = 0;
+	w->iter_lookups = 0;
+	w->iter_max_batch = 0;
 }
 
 static __always_inline struct mpt_walk *current_walk(void)
@@ -570,35 +592,113 @@ static __always_inline void marker_split(void)
 }
 
 /*
- * __pte_offset_map_lock() returned the mapped old PTE table entry for the
- * extent move_ptes() is about to move (6.5+): count the non-none entries,
- * which are exactly what the extent moves.
+ * arm64 marks each PTE of a naturally aligned contiguous block (contpte:
+ * 16 x 4K, 128 x 16K) with PTE_CONT; pte_batch_hint() returns what is
+ * left of the block (arch/arm64/include/asm/pgtable.h).  It is 1 on
+ * every other arch.
+ */
+#define ARM64_PTE_VALID	(1ULL << 0)
+#define ARM64_PTE_CONT	(1ULL << 52)
+
+static __always_inline __u32 batch_hint(__u64 pte, __u32 table_index)
+{
+#if defined(__TARGET_ARCH_arm64)
+	__u32 cont_ptes = cfg.page_shift == 14 ? 128 : 16;
+
+	if ((pte & (ARM64_PTE_VALID | ARM64_PTE_CONT)) ==
+	    (ARM64_PTE_VALID | ARM64_PTE_CONT))
+		return cont_ptes - (table_index & (cont_ptes - 1));
+#endif
+	return 1;
+}
+
+struct pte_scan {
+	struct pte_table *buf;
+	__u32 n;		/* entries of the extent */
+	__u32 first_index;	/* of buf->entries[0] in its table */
+	__u32 skip;		/* entries left of the current batch */
+	__u64 ptes;
+	__u32 batches;
+	__u32 lookups;
+	__u32 max_batch;
+};
+
+/*
+ * One entry of the loop in move_ptes() (6.17+): a none entry is skipped;
+ * a present one starts a batch of mremap_folio_pte_batch() PTEs, which
+ * looks the folio up (vm_normal_folio()) only when more than one entry
+ * is left and pte_batch_hint() is above 1 (0b5be138ce00, 6.17-rc2), and
+ * then batches to the end of the hinted block for folios no larger than
+ * it.  Anything else non-none moves alone.
+ */
+static long pte_scan_one(__u64 i, struct pte_scan *sc)
+{
+	__u32 idx = i & (PTE_TABLE_MAX - 1), nr = 1;
+	__u64 pte;
+
+	if (i >= sc->n)
+		return 1;
+	pte = sc->buf->entries[idx];
+	if (!pte)
+		return 0;
+	sc->ptes++;
+	if (sc->skip) {
+		sc->skip--;
+		return 0;
+	}
+	if (!(cfg.flags & PTS_CFG_BATCH_INFER))
+		return 0;
+	if (sc->n - i > 1)
+		nr = batch_hint(pte, sc->first_index + idx);
+	if (nr > 1) {
+		sc->lookups++;
+		if (nr > sc->n - i)
+			nr = sc->n - i;
+	}
+	sc->skip = nr - 1;
+	sc->batches++;
+	if (nr > sc->max_batch)
+		sc->max_batch = nr;
+	hist_add(PTS_H_PTE_BATCH, nr);
+	return 0;
+}
+
+/*
+ * __pte_offset_map_lock() (6.5-6.18) or pte_offset_map_lock() (7.3)
+ * returned the mapped old PTE table entry for the extent move_ptes() is
+ * about to move: count the non-none entries, which are exactly what the
+ * extent moves, and (6.17+) the batches it moves them in.
  */
 static __always_inline void marker_pte_table(__u64 *ptep)
 {
 	struct mpt_walk *w = current_walk();
-	struct pte_table *buf;
-	__u32 zero = 0, i, n;
-	__u64 count = 0;
+	struct pte_scan sc = {};
+	__u32 zero = 0, per_table;
+	__u64 size;
 
 	if (!w || !w->iter_open || !ptep)
 		return;
 	w->iter_pte_seen = 1;
-	buf = bpf_map_lookup_elem(&pte_buf, &zero);
-	if (!buf)
+	sc.buf = bpf_map_lookup_elem(&pte_buf, &zero);
+	if (!sc.buf)
 		return;
-	n = extent_at(w, w->iter_addr, cfg.pmd_size) / (cfg.pmd_size / 512);
-	if (n > 512)
-		n = 512;
-	if (bpf_probe_read_kernel(buf->entries, sizeof(buf->entries), ptep))
+	per_table = 1U << (cfg.page_shift - 3);
+	sc.n = extent_at(w, w->iter_addr, cfg.pmd_size) >> cfg.page_shift;
+	if (sc.n > per_table || per_table > PTE_TABLE_MAX)
 		return;
-	for (i = 0; i < 512; i++) {
-		if (i >= n)
-			break;
-		if (buf->entries[i])
-			count++;
-	}
-	w->iter_ptes += count;
+	sc.first_index = (w->iter_addr >> cfg.page_shift) & (per_table - 1);
+	size = sc.n * sizeof(__u64);
+	opaque_index(size);	/* check and pass one register */
+	if (size > sizeof(sc.buf->entries))
+		return;
+	if (bpf_probe_read_kernel(sc.buf->entries, size, ptep))
+		return;
+	bpf_loop(PTE_TABLE_MAX, pte_scan_one, &sc, 0);
+	w->iter_ptes += sc.ptes;
+	w->iter_batches += sc.batches;
+	w->iter_lookups += sc.lookups;
+	if (sc.max_batch > w->iter_max_batch)
+		w->iter_max_batch = sc.max_batch;
 }
 
 /*

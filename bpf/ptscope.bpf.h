@@ -144,6 +144,9 @@ struct mpt_walk {
 	__u8 iter_pte_seen;
 	__u64 iter_addr;
 	__u64 iter_ptes;
+	__u32 iter_batches;	/* inferred (PTS_CFG_BATCH_INFER) */
+	__u32 iter_lookups;
+	__u32 iter_max_batch;
 	__u64 vnf_ts;		/* vm_normal_folio() entered at */
 };
 

@@ -84,6 +84,7 @@ enum pts_hist_id {
 	PTS_H_FAULT_NS,		/* + order of the folio the fault mapped */
 	PTS_H_PTE_MAX_BATCH = PTS_H_FAULT_NS + PTS_MAX_ORDER,	/* per PTE extent */
 	PTS_H_VNF_NS,		/* vm_normal_folio() inside move_page_tables */
+	PTS_H_PTE_BATCH,	/* PTEs per batch, inferred from the PTE table */
 	PTS_NR_HISTS,
 };
 
@@ -161,6 +162,11 @@ struct pts_config {
  * empty PMD under a present PUD is an empty step, not a PMD move
  */
 #define PTS_CFG_PMD_READ	(1U << 6)
+/*
+ * 6.17+ moves PTEs in batches: the PTE-table marker infers each batch
+ * from the entries it reads, as pte_batch_hint() would (mm/mremap.c)
+ */
+#define PTS_CFG_BATCH_INFER	(1U << 7)
 
 enum pts_event_type {
 	PTS_EV_MREMAP = 1,

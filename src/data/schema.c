@@ -184,25 +184,33 @@ const struct pts_field pts_fields[] = {
 	  .prom = "ptscope_ptes_moved_total",
 	  .prom_help = "Present (non-none) PTEs in the PTE-level extents.",
 	  .title = "PTEs", .diff = "ptes", .per_mremap = true },
-	/* batches: only the patched mremap:move_ptes tracepoint sees them */
+	/*
+	 * batches (6.17+): counted by the patched mremap:move_ptes
+	 * tracepoint, or inferred from the PTE table by the PTE marker
+	 */
 	{ S(SEC_LEVELS), "pte_batches", PTS_FIELD_COUNTER, PTS_LABEL_NONE,
-	  PTS_UNIT_COUNT, PTS_C_LV_PTE_BATCHES, .needs_any = PTS_CFG_LEVEL_TPS,
+	  PTS_UNIT_COUNT, PTS_C_LV_PTE_BATCHES, .metric = "mremap.pte_batches",
 	  .prom = "ptscope_pte_batches_total",
-	  .prom_help = "Batches the PTE-level extents were moved in (patched "
-		"mremap:move_ptes).",
+	  .prom_help = "Batches the PTE-level extents were moved in.",
 	  .title = "PTE batches", .diff = "pte_batches", .per_mremap = true },
 	{ S(SEC_LEVELS), "folio_lookups", PTS_FIELD_COUNTER, PTS_LABEL_NONE,
-	  PTS_UNIT_COUNT, PTS_C_LV_FOLIO_LOOKUPS, .needs_any = PTS_CFG_LEVEL_TPS,
+	  PTS_UNIT_COUNT, PTS_C_LV_FOLIO_LOOKUPS, .metric = "mremap.pte_batches",
 	  .prom = "ptscope_pte_batch_folio_lookups_total",
-	  .prom_help = "Folio lookups move_ptes() made to find PTE batches "
-		"(patched mremap:move_ptes).",
+	  .prom_help = "Folio lookups move_ptes() made to find PTE batches.",
 	  .title = "folio lookups", .diff = "folio_lookups", .per_mremap = true },
 	{ S(SEC_LEVELS), "pte_max_batch", PTS_FIELD_HIST, PTS_LABEL_NONE,
-	  PTS_UNIT_PTES, PTS_H_PTE_MAX_BATCH, .needs_any = PTS_CFG_LEVEL_TPS,
+	  PTS_UNIT_PTES, PTS_H_PTE_MAX_BATCH, .metric = "mremap.pte_batches",
 	  .prom = "ptscope_pte_max_batch_ptes",
 	  .prom_help = "Largest PTE batch of each PTE-level extent, in PTEs "
-		"(patched mremap:move_ptes; log2 buckets).",
+		"(log2 buckets).",
 	  .title = "largest batch per extent" },
+	/* the tracepoint gives no size per batch: the inference does */
+	{ S(SEC_LEVELS), "pte_batch_size", PTS_FIELD_HIST, PTS_LABEL_NONE,
+	  PTS_UNIT_PTES, PTS_H_PTE_BATCH, .metric = "mremap.pte_batches",
+	  .needs_any = PTS_CFG_BATCH_INFER,
+	  .prom = "ptscope_pte_batch_size_ptes",
+	  .prom_help = "PTEs per batch (log2 buckets).",
+	  .title = "PTEs per batch", .diff = "pte_batch_size_mean" },
 
 	/* vm_normal_folio() inside move_page_tables(), timed by fentry/fexit */
 	{ S(SEC_FOLIO), "calls", PTS_FIELD_COUNTER, PTS_LABEL_NONE,
@@ -320,10 +328,11 @@ bool schema_section_attached(const struct pts_schema_ctx *sc,
 bool schema_field_present(const struct pts_schema_ctx *sc,
 			  const struct pts_field *f)
 {
-	if (!f->section->metric)
+	const char *metric = f->metric ? f->metric : f->section->metric;
+
+	if (!metric)
 		return true;
-	return engine_provides(sc->eng, f->section->metric, f->needs_any,
-			       f->excludes);
+	return engine_provides(sc->eng, metric, f->needs_any, f->excludes);
 }
 
 unsigned int schema_label_count(const struct pts_field *f)

@@ -58,6 +58,8 @@ struct pts_field {
 	 */
 	unsigned int needs_any;
 	unsigned int excludes;
+	/* the catalog metric giving it, when not the section's */
+	const char *metric;
 	/* Prometheus: rows of one family are consecutive */
 	const char *prom;
 	const char *prom_help;	/* on the family's first row */

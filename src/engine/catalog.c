@@ -37,6 +37,14 @@ int path_kind_parse(const char *name, enum pts_path_kind *kind)
 }
 
 /*
+ * The PTE table marker: move_ptes() maps the old table with
+ * pte_offset_map_lock(), an inline around __pte_offset_map_lock() from
+ * 6.5 to 6.18, itself out of line (mm/pgtable-generic.c) on Debian 7.3.
+ */
+#define PTE_LOCK_RETARGET(prog) \
+	{ { prog, { "__pte_offset_map_lock", "pte_offset_map_lock" } } }
+
+/*
  * Why a marker candidate is inferred.  Before 6.5 nothing out of line sees
  * the PTE table in move_ptes().  Without the direct map's base the markers
  * cannot read the PMD entry that get_old_pmd() tests, so a step whose PMD
@@ -48,6 +56,16 @@ int path_kind_parse(const char *name, enum pts_path_kind *kind)
 #define INFER_PMD_UNREAD \
 	"upper bound: empty PMD steps under a present PUD are counted as " \
 	"PMD moves (direct map base unknown, PMD entries unread)"
+/*
+ * Stock kernels count no batches: the marker replays move_ptes() over the
+ * PTEs it reads (bpf/mremap.bpf.c pte_scan_one()).
+ */
+#define INFER_BATCHES \
+	"the source PTE table as move_ptes() reads it: a present PTE in an " \
+	"arm64 contpte block (PTE_CONT) starts a batch to the block's end " \
+	"and one folio lookup (pte_batch_hint(), 6.17 with 0b5be138ce00); " \
+	"any other PTE moves alone, without a lookup (x86: always). Exact " \
+	"for folios no larger than a contpte block"
 #define INFER_NO_PTE_HELPER_AND_PMD_UNREAD \
 	INFER_NO_PTE_HELPER "; " INFER_PMD_UNREAD
 
@@ -206,7 +224,7 @@ const struct pts_metric pts_catalog[] = {
 			},
 			{
 				.kind = PTS_PATH_FENTRY,
-				.label = "fentry markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+]",
+				.label = "fentry markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+]",
 				.exact = true,
 				.obj = PTS_OBJ_MREMAP,
 				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
@@ -214,13 +232,13 @@ const struct pts_metric pts_catalog[] = {
 				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
 					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
 					   "lv_fentry_split", "lv_fexit_pte_lock" },
+				.retargets = PTE_LOCK_RETARGET("lv_fexit_pte_lock"),
 				.reqs = {
 					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
 					{ PTS_REQ_DIRECT_MAP },
 					{ PTS_REQ_FENTRY, "get_old_pud" },
 					{ PTS_REQ_FENTRY, "move_huge_pmd" },
 					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
-					{ PTS_REQ_FENTRY, "__pte_offset_map_lock" },
 				},
 			},
 			{
@@ -243,7 +261,7 @@ const struct pts_metric pts_catalog[] = {
 			},
 			{
 				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+]",
+				.label = "kprobe markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+]",
 				.exact = true,
 				.obj = PTS_OBJ_MREMAP,
 				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
@@ -251,13 +269,13 @@ const struct pts_metric pts_catalog[] = {
 				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
 					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
 					   "lv_kprobe_split", "lv_kretprobe_pte_lock" },
+				.retargets = PTE_LOCK_RETARGET("lv_kretprobe_pte_lock"),
 				.reqs = {
 					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
 					{ PTS_REQ_DIRECT_MAP },
 					{ PTS_REQ_KPROBE, "get_old_pud" },
 					{ PTS_REQ_KPROBE, "move_huge_pmd" },
 					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
-					{ PTS_REQ_KPROBE, "__pte_offset_map_lock" },
 				},
 			},
 			{
@@ -280,7 +298,7 @@ const struct pts_metric pts_catalog[] = {
 			},
 			{
 				.kind = PTS_PATH_FENTRY,
-				.label = "fentry markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+], PMD entries unread",
+				.label = "fentry markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+], PMD entries unread",
 				.exact = false,
 				.inferred_from = INFER_PMD_UNREAD,
 				.obj = PTS_OBJ_MREMAP,
@@ -288,12 +306,12 @@ const struct pts_metric pts_catalog[] = {
 				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
 					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
 					   "lv_fentry_split", "lv_fexit_pte_lock" },
+				.retargets = PTE_LOCK_RETARGET("lv_fexit_pte_lock"),
 				.reqs = {
 					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
 					{ PTS_REQ_FENTRY, "get_old_pud" },
 					{ PTS_REQ_FENTRY, "move_huge_pmd" },
 					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
-					{ PTS_REQ_FENTRY, "__pte_offset_map_lock" },
 				},
 			},
 			{
@@ -315,7 +333,7 @@ const struct pts_metric pts_catalog[] = {
 			},
 			{
 				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+], PMD entries unread",
+				.label = "kprobe markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+], PMD entries unread",
 				.exact = false,
 				.inferred_from = INFER_PMD_UNREAD,
 				.obj = PTS_OBJ_MREMAP,
@@ -323,12 +341,12 @@ const struct pts_metric pts_catalog[] = {
 				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
 					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
 					   "lv_kprobe_split", "lv_kretprobe_pte_lock" },
+				.retargets = PTE_LOCK_RETARGET("lv_kretprobe_pte_lock"),
 				.reqs = {
 					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
 					{ PTS_REQ_KPROBE, "get_old_pud" },
 					{ PTS_REQ_KPROBE, "move_huge_pmd" },
 					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
-					{ PTS_REQ_KPROBE, "__pte_offset_map_lock" },
 				},
 			},
 			{
@@ -346,6 +364,54 @@ const struct pts_metric pts_catalog[] = {
 					{ PTS_REQ_KPROBE, "get_old_pud" },
 					{ PTS_REQ_KPROBE, "move_huge_pmd" },
 					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
+				},
+			},
+		},
+	},
+	{
+		.name = "mremap.pte_batches",
+		.desc = "PTE batches move_ptes() moved the PTE-level extents in, and the folio lookups it made for them (6.17+)",
+		.nr_cands = 3,
+		.cands = {
+			{
+				.kind = PTS_PATH_PATCHED,
+				.label = "tp_btf mremap:move_ptes (counted by the kernel)",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.counted_by = "mremap.levels",
+				.reqs = {
+					{ PTS_REQ_METRIC_CFG, "mremap.levels",
+					  .cfg = PTS_CFG_LEVEL_TPS },
+				},
+			},
+			{
+				.kind = PTS_PATH_FENTRY,
+				.label = "the PTE table seen by the fentry PTE marker [6.17+]",
+				.exact = false,
+				.inferred_from = INFER_BATCHES,
+				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_BATCH_INFER,
+				.counted_by = "mremap.levels",
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.levels" },
+					{ PTS_REQ_METRIC_CFG, "mremap.levels",
+					  .cfg = PTS_CFG_PTE_MARKER },
+					{ PTS_REQ_KERNEL_MIN, NULL, "6.17" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "the PTE table seen by the kprobe PTE marker [6.17+]",
+				.exact = false,
+				.inferred_from = INFER_BATCHES,
+				.obj = PTS_OBJ_MREMAP,
+				.cfg_flags = PTS_CFG_BATCH_INFER,
+				.counted_by = "mremap.levels",
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.levels" },
+					{ PTS_REQ_METRIC_CFG, "mremap.levels",
+					  .cfg = PTS_CFG_PTE_MARKER },
+					{ PTS_REQ_KERNEL_MIN, NULL, "6.17" },
 				},
 			},
 		},

@@ -33,6 +33,8 @@ enum pts_req_kind {
 	PTS_REQ_METRIC_PATH,	/* metric <name> attached by the same kind */
 	PTS_REQ_METRIC,		/* metric <name> attached by any path */
 	PTS_REQ_DIRECT_MAP,	/* the direct map's base is known (kallsyms) */
+	PTS_REQ_KERNEL_MIN,	/* the kernel release is at least <arg> ("6.17") */
+	PTS_REQ_METRIC_CFG,	/* metric <name>'s candidate has cfg flag <cfg> */
 };
 
 struct pts_req {
@@ -40,6 +42,7 @@ struct pts_req {
 	const char *name;
 	const char *arg;
 	int nargs;
+	unsigned int cfg;	/* PTS_REQ_METRIC_CFG: PTS_CFG_* wanted */
 };
 
 #define PTS_MAX_PROGS	8
@@ -63,6 +66,11 @@ struct pts_candidate {
 	enum pts_obj_id obj;
 	const char *progs[PTS_MAX_PROGS];	/* empty: not implemented yet */
 	const char *todo;			/* why no programs yet */
+	/*
+	 * no programs of its own: the chosen candidate of this metric
+	 * counts it (a reqs entry must make sure it is attached)
+	 */
+	const char *counted_by;
 	unsigned int cfg_flags;			/* PTS_CFG_* it needs */
 	struct pts_retarget retargets[PTS_MAX_RETARGETS];
 	struct pts_req reqs[PTS_MAX_REQS];

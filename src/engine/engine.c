@@ -44,7 +44,8 @@ static bool metric_has_kind(const struct pts_metric *m, int kind)
 	int i;
 
 	for (i = 0; i < m->nr_cands; i++)
-		if ((int)m->cands[i].kind == kind && m->cands[i].progs[0])
+		if ((int)m->cands[i].kind == kind &&
+		    (m->cands[i].progs[0] || m->cands[i].counted_by))
 			return true;
 	return false;
 }
@@ -61,6 +62,25 @@ static int check_metric_path(const struct pts_engine *eng, const char *metric,
 		 path_kind_name(kind), dep && dep->chosen >= 0 ?
 		 path_kind_name(dep->metric->cands[dep->chosen].kind) :
 		 "unavailable");
+	return -ENOENT;
+}
+
+/* Is @metric attached by a candidate whose cfg_flags have @cfg? */
+static int check_metric_cfg(const struct pts_engine *eng, const char *metric,
+			    unsigned int cfg, char *why, size_t len)
+{
+	const struct pts_choice *dep = engine_choice(eng, metric);
+	const struct pts_candidate *c;
+
+	if (!dep || dep->chosen < 0) {
+		snprintf(why, len, "needs %s, which is unavailable", metric);
+		return -ENOENT;
+	}
+	c = &dep->metric->cands[dep->chosen];
+	if (c->cfg_flags & cfg)
+		return 0;
+	snprintf(why, len, "%s is attached by \"%s\", which does not give it",
+		 metric, c->label);
 	return -ENOENT;
 }
 
@@ -126,6 +146,9 @@ static int candidate_usable(const struct pts_engine *eng,
 						why, len);
 		else if (c->reqs[i].kind == PTS_REQ_METRIC)
 			err = check_metric(eng, c->reqs[i].name, why, len);
+		else if (c->reqs[i].kind == PTS_REQ_METRIC_CFG)
+			err = check_metric_cfg(eng, c->reqs[i].name,
+					       c->reqs[i].cfg, why, len);
 		else
 			err = check(ctx, &c->reqs[i], why, len);
 		if (err)
@@ -137,7 +160,7 @@ static int candidate_usable(const struct pts_engine *eng,
 		if (err)
 			return err;
 	}
-	if (!c->progs[0]) {
+	if (!c->progs[0] && !c->counted_by) {
 		snprintf(why, len, "kernel supports it, not implemented yet (%s)",
 			 c->todo ? c->todo : "no programs");
 		return -ENOSYS;

@@ -412,14 +412,33 @@ static int check_proto(const struct pts_kfeatures *kf, const struct pts_req *req
 	}
 }
 
+/* the running release ("7.3.4+deb13-cloud-arm64") is at least @min ("6.17") */
+static int check_release(const struct pts_kfeatures *kf, const char *min,
+			 char *why, size_t len)
+{
+	unsigned int major, minor, min_major, min_minor;
+
+	if (sscanf(kf->release, "%u.%u", &major, &minor) != 2 ||
+	    sscanf(min, "%u.%u", &min_major, &min_minor) != 2) {
+		snprintf(why, len, "kernel release \"%s\" unreadable",
+			 kf->release);
+		return -EINVAL;
+	}
+	if (major > min_major || (major == min_major && minor >= min_minor))
+		return 0;
+	snprintf(why, len, "kernel %u.%u predates %s", major, minor, min);
+	return -ENOENT;
+}
+
 int kfeatures_check(void *ctx, const struct pts_req *req, char *why, size_t len)
 {
 	struct pts_kfeatures *kf = ctx;
 
 	switch (req->kind) {
 	case PTS_REQ_NONE:
-	case PTS_REQ_METRIC_PATH:	/* both decided by the engine */
+	case PTS_REQ_METRIC_PATH:	/* decided by the engine */
 	case PTS_REQ_METRIC:
+	case PTS_REQ_METRIC_CFG:
 		return 0;
 	case PTS_REQ_SYMBOL:
 		if (kfeatures_has_symbol(kf, req->name))
@@ -437,6 +456,8 @@ int kfeatures_check(void *ctx, const struct pts_req *req, char *why, size_t len)
 	case PTS_REQ_ARG0_STRUCT:
 	case PTS_REQ_NARGS:
 		return check_proto(kf, req, why, len);
+	case PTS_REQ_KERNEL_MIN:
+		return check_release(kf, req->arg, why, len);
 	case PTS_REQ_DIRECT_MAP:
 		if (kf->dmap_var)
 			return 0;

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "engine/catalog.h"
@@ -36,6 +37,8 @@ struct fake_kernel {
 	const char *arg0_struct;	/* struct behind every FUNC's arg 0 */
 	int nargs;			/* argument count of every FUNC */
 	const char *missing;		/* a function inlined on this kernel */
+	const char *missing2;		/* and another one */
+	int minor;			/* 6.<minor>; 0: 6.15 */
 	bool patched;			/* has the kernel/patches tracepoints */
 	int nr_checks;
 	const struct pts_req *checked[MAX_CHECKS];
@@ -104,8 +107,15 @@ static int check_simple(const struct fake_kernel *k, const struct pts_req *req,
 		snprintf(why, len, "BTF: no btf_trace_%s", req->name);
 		return -ENOENT;
 	}
-	if (k->missing && req->name && !strcmp(req->name, k->missing)) {
+	if (req->name && ((k->missing && !strcmp(req->name, k->missing)) ||
+			  (k->missing2 && !strcmp(req->name, k->missing2)))) {
 		snprintf(why, len, "%s: inlined, no symbol", req->name);
+		return -ENOENT;
+	}
+	if (req->kind == PTS_REQ_KERNEL_MIN &&
+	    (k->minor ? k->minor : 15) < atoi(req->arg + 2)) {
+		snprintf(why, len, "kernel 6.%d predates %s",
+			 k->minor ? k->minor : 15, req->arg);
 		return -ENOENT;
 	}
 	if (!(k->failing & REQ_BIT(req->kind)))
@@ -635,6 +645,60 @@ static void test_patched_kernel(void **state)
 }
 
 /* the level markers run inside move_page_tables' own probes */
+/*
+ * 7.3 has pte_offset_map_lock() out of line instead of
+ * __pte_offset_map_lock(); batches are inferred from the PTE table the
+ * marker reads, from 6.17 on, and counted by the patched tracepoint.
+ */
+static void test_pte_batches(void **state)
+{
+	struct fake_kernel k = kernel_6_15(0);
+	const struct pts_choice *levels;
+
+	k.minor = 17;
+	k.missing = "__pte_offset_map_lock";
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("mremap.levels", 2);
+	levels = choice_of("mremap.levels");
+	assert_string_equal(engine_retarget_of(levels,
+					       chosen_cand("mremap.levels"),
+					       "lv_fexit_pte_lock"),
+			    "pte_offset_map_lock");
+	assert_chosen("mremap.pte_batches", 1);
+	assert_false(chosen_cand("mremap.pte_batches")->exact);
+	assert_true(chosen_cand("mremap.pte_batches")->cfg_flags &
+		    PTS_CFG_BATCH_INFER);
+
+	/* kprobes only: the kprobe marker infers them */
+	k = kernel_6_15(REQ_BIT(PTS_REQ_FENTRY));
+	k.minor = 18;
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("mremap.pte_batches", 2);
+
+	/* before 6.17 there is nothing to batch */
+	k = kernel_6_15(0);
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("mremap.pte_batches", -1);
+	assert_why("mremap.pte_batches", 1, "kernel 6.15 predates 6.17");
+
+	/* without the PTE-table marker there is nothing to infer from */
+	k = kernel_6_15(0);
+	k.minor = 17;
+	k.missing = "__pte_offset_map_lock";
+	k.missing2 = "pte_offset_map_lock";
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("mremap.pte_batches", -1);
+	assert_why_has("mremap.pte_batches", 1, "which does not give it");
+
+	/* the patched tracepoint counts them on any version */
+	k = kernel_6_15(0);
+	k.patched = true;
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("mremap.levels", 0);
+	assert_chosen("mremap.pte_batches", 0);
+	assert_true(chosen_cand("mremap.pte_batches")->exact);
+}
+
 static void test_levels_follow_move_page_tables(void **state)
 {
 	struct fake_kernel k = kernel_6_15(0);
@@ -649,6 +713,7 @@ static void test_levels_follow_move_page_tables(void **state)
 	/* 6.1: no __pte_offset_map_lock, inferred levels */
 	k = kernel_6_1(0);
 	k.missing = "__pte_offset_map_lock";
+	k.missing2 = "pte_offset_map_lock";
 	choose(PTS_MODE_AUTO, false, &k);
 	assert_chosen("mremap.levels", 3);
 	assert_false(chosen_cand("mremap.levels")->exact);
@@ -657,6 +722,7 @@ static void test_levels_follow_move_page_tables(void **state)
 	/* no trampolines (arm64 6.1): kprobes for both */
 	k = kernel_6_1(REQ_BIT(PTS_REQ_FENTRY));
 	k.missing = "__pte_offset_map_lock";
+	k.missing2 = "pte_offset_map_lock";
 	choose(PTS_MODE_AUTO, false, &k);
 	assert_chosen(MPT, 5);
 	assert_chosen("mremap.levels", 5);
@@ -809,6 +875,7 @@ int main(void)
 		cmocka_unit_test(test_levels_not_implemented),
 		cmocka_unit_test(test_patched_kernel),
 		cmocka_unit_test(test_levels_follow_move_page_tables),
+		cmocka_unit_test(test_pte_batches),
 		cmocka_unit_test(test_fault_alloc_retargets),
 		cmocka_unit_test(test_fault_alloc_tracepoint_fallback),
 		cmocka_unit_test(test_reason_truncated),
