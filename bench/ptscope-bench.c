@@ -208,6 +208,14 @@ static const char usage_text[] =
 "      page with MADV_NOHUGEPAGE, then MADV_HUGEPAGE and MADV_COLLAPSE it\n"
 "      into 2M THPs; report AnonHugePages before and after, unmap.\n"
 "\n"
+"  multi [--sizes LIST]\n"
+"      One VMA per size (default: two PMD spans, half a PMD span plus\n"
+"      three pages, one PMD span), each on a PMD boundary with an empty\n"
+"      PMD span before the next, populated with MADV_NOHUGEPAGE; then ONE\n"
+"      mremap(MREMAP_MAYMOVE|MREMAP_FIXED) of the whole range to a PMD\n"
+"      aligned address.  6.17+ moves every VMA (gaps kept); older\n"
+"      kernels refuse with EFAULT (exit 1).\n"
+"\n"
 "  fail --count N\n"
 "      N mremap calls that fail with EINVAL (unaligned old address).\n"
 "\n"
@@ -1417,6 +1425,98 @@ static int cmd_bw(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The multi-VMA move: "mm/mremap: permit mremap() move of multiple VMAs"
+ * (6.17) lets one MREMAP_FIXED move with old_len == new_len cover several
+ * VMAs; remap_move() (mm/mremap.c) calls move_vma() for each, so
+ * move_page_tables() runs once per VMA, and keeps the gaps between them.
+ */
+static void multi_layout(const uint64_t *sizes, size_t n, uint64_t *starts)
+{
+	uint64_t pmd = pmd_span(), at = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		starts[i] = at;
+		at += ALIGN_UP(sizes[i], pmd) + pmd;
+	}
+}
+
+static int run_multi(const uint64_t *sizes, size_t n)
+{
+	uint64_t starts[MAX_SIZES], len, pages = 0, before, after;
+	char *src, *dst;
+	void *moved;
+	size_t i;
+
+	multi_layout(sizes, n, starts);
+	len = starts[n - 1] + sizes[n - 1];
+	if (map_aligned(len, pmd_span(), &src) ||
+	    map_aligned(len, pmd_span(), &dst))
+		return 1;
+	for (i = 0; i + 1 < n; i++) {
+		char *gap = src + starts[i] + sizes[i];
+
+		if (munmap(gap, starts[i + 1] - starts[i] - sizes[i]))
+			return fail_errno("munmap gap %p", (void *)gap);
+	}
+	if (apply_thp(src, len, THP_NEVER) && errno != ENOMEM)
+		return fail_errno("madvise %p", (void *)src);
+	for (i = 0; i < n; i++) {
+		write_markers(src, starts[i] / page_size, sizes[i] / page_size,
+			      1);
+		pages += sizes[i] / page_size;
+	}
+	before = now_ns();
+	moved = mremap(src, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	after = now_ns();
+	if (moved == MAP_FAILED)
+		return fail_errno("mremap of %zu VMAs %p -> %p (%" PRIu64
+				  " bytes; before 6.17 one call moves one VMA)",
+				  n, (void *)src, (void *)dst, len);
+	for (i = 0; i < n; i++)
+		if (check_markers(dst, starts[i] / page_size,
+				  sizes[i] / page_size, 1))
+			return 1;
+	printf("multi vmas=%zu page_size=%" PRIu64 " len=%" PRIu64
+	       " src=%p dst=%p ns=%" PRIu64 " pages_populated=%" PRIu64 "\n",
+	       n, page_size, len, (void *)src, (void *)dst, after - before,
+	       pages);
+	for (i = 0; i < n; i++)
+		printf("vma %zu offset=%" PRIu64 " size=%" PRIu64 "\n", i,
+		       starts[i], sizes[i]);
+	munmap(dst, len);
+	return 0;
+}
+
+static int cmd_multi(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "sizes", required_argument, NULL, OPT_SIZES },
+		{ "help",  no_argument,	      NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct bench_args args = { 0 };
+	size_t i;
+	int ret;
+
+	ret = parse_args(argc, argv, longopts, &args);
+	if (ret)
+		return ret;
+	if (!args.nsizes) {
+		args.sizes[0] = 2 * pmd_span();
+		args.sizes[1] = pmd_span() / 2 + 3 * page_size;
+		args.sizes[2] = pmd_span();
+		args.nsizes = 3;
+	}
+	for (i = 0; i < args.nsizes; i++) {
+		ret = check_bytes("multi", OPT_SIZES, args.sizes[i], page_size);
+		if (ret)
+			return ret;
+	}
+	return run_multi(args.sizes, args.nsizes);
+}
+
 /* a subcommand whose one option is --count N: run(N) */
 static int run_count_only(int argc, char **argv, int (*run)(uint64_t count))
 {
@@ -1670,6 +1770,7 @@ static const struct command commands[] = {
 	{ "fault",  cmd_fault },
 	{ "collapse", cmd_collapse },
 	{ "fail",   cmd_fail },
+	{ "multi",  cmd_multi },
 	{ "table",  cmd_table },
 	{ "bw",     cmd_bw },
 	{ "inplace-loop", cmd_inplace_loop },
