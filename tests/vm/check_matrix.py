@@ -13,6 +13,7 @@ import json
 import re
 import sys
 
+import check_batch
 import check_levels
 from taplib import comment, plan, run, tap, unit
 
@@ -404,7 +405,7 @@ def mode_units(label, mode, cases):
         ("%s %s top" % (label, mode), 1, lambda b: check_top(label, mode, b)),
         ("%s %s top --listen" % (label, mode), 1,
          lambda b: check_top_scrape(label, mode, b)),
-    ] + level_units(label, mode, cases) + [
+    ] + check_batch.batch_units(label, mode) + level_units(label, mode, cases) + [
         ("%s %s overhead" % (label, mode), 1,
          lambda b: check_overhead(label, mode, b)),
     ]

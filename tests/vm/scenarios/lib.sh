@@ -140,3 +140,38 @@ levels_cases() {
 	block snoop "mode=$1 scenario=levels" /tmp/snoop.json
 	block snooperr "mode=$1 scenario=levels" /tmp/snoop.err
 }
+
+# kernel_at_least MAJOR MINOR: the running release is MAJOR.MINOR or newer
+kernel_at_least() {
+	release=$(uname -r)
+	major=${release%%.*}
+	minor=${release#*.}
+	minor=${minor%%[!0-9]*}
+	[ "$major" -gt "$1" ] || { [ "$major" -eq "$1" ] && [ "$minor" -ge "$2" ]; }
+}
+
+# 6.17+ only.  multi: one mremap() moving three VMAs (two PMD spans, half
+# a PMD span plus three pages, one PMD span).  batch_64k / batch_4k: the
+# same 1 MiB PTE-level move (source PMD aligned, destination 64 KiB past a
+# PMD boundary: congruent modulo 64 KiB, not modulo the PMD) over 64 KiB
+# mTHP folios and over 4 KiB pages, with the folio lookups traced; then
+# ptscope diff between the two recordings.
+batch_scenarios() {
+	kernel_at_least 6 17 || return 0
+	run multi ptscope-bench multi
+	[ -d "$THP/hugepages-64kB" ] || return 0
+	saved_extra=$extra
+	extra="$extra --metric mremap.folio_lookups"
+	set_size 64 always
+	run batch_64k ptscope-bench mremap --size 1M --align pmd \
+		--dst-offset 64K --thp default --count 1
+	cp /tmp/stat.json /tmp/batch_64k.json
+	set_size 64 never
+	run batch_4k ptscope-bench mremap --size 1M --align pmd \
+		--dst-offset 64K --thp never --count 1
+	cp /tmp/stat.json /tmp/batch_4k.json
+	extra=$saved_extra
+	ptscope diff /tmp/batch_4k.json /tmp/batch_64k.json >/tmp/diff.txt 2>&1
+	echo "diff exit $?" >>/tmp/diff.txt
+	block diff "mode=$mode scenario=batch" /tmp/diff.txt
+}

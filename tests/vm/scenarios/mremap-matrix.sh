@@ -66,6 +66,7 @@ for mode in fentry kprobe; do
 		continue
 	fi
 	mremap_scenarios
+	batch_scenarios
 	snoop_scenario
 	top_scenario
 	levels_cases "$mode"

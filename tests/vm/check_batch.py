@@ -1,0 +1,149 @@
+"""The 6.17+ scenarios of tests/vm/scenarios/lib.sh batch_scenarios, checked
+against their geometry (imported by check_matrix.py).
+
+multi: one mremap() of three VMAs (two PMD spans, half a PMD span plus
+three pages, one PMD span, each on a PMD boundary, the gaps kept):
+remap_move() (mm/mremap.c, 6.17+) calls move_page_tables() once per VMA,
+so 3 calls (plus the bench's exec stack move), 3 NORMAL_PMD moves, one PTE
+extent of PMD/2/page + 3 PTEs, and one mremap call.
+
+batch_64k / batch_4k: 1 MiB moved at PTE level from a PMD boundary to 64
+KiB past one (congruent modulo 64 KiB, not modulo the PMD): one extent of
+256 PTEs.  Over 64 KiB mTHP folios (hugepages-64kB/stats anon_fault_alloc
+says 16 were faulted) arm64 maps each as one contpte block, so
+mremap_folio_pte_batch() makes 16 batches of 16 PTEs, each after one
+vm_normal_folio() lookup.  x86's pte_batch_hint() is 1: 256 batches of 1
+and no lookup (0b5be138ce00).  Over 4 KiB pages both make 256 batches of
+1 and no lookup.
+"""
+import json
+import re
+
+from taplib import comment, tap
+
+KIB = 1 << 10
+BATCH_BYTES = 1 << 20
+MTHP = 64 * KIB
+
+
+def runs_batches(label):
+    """the scenarios run on 6.17+ (the guest decides by uname too)"""
+    return tuple(int(x) for x in label.split("-")[0].split(".")) >= (6, 17)
+
+
+def four_k_pages(label):
+    """the batch scenarios' geometry is written for 4 KiB pages"""
+    return not label.endswith("-16k")
+
+
+def contpte_ptes(label):
+    """PTEs per contpte block batched at once: arm64 with 4 KiB pages"""
+    return 16 if label.split("-", 1)[1] == "arm64" else 1
+
+
+def report_of(label, mode, name, blocks):
+    if ("error", mode, name) in blocks:
+        tap(False, "%s %s %s: ptscope stat failed: %s" % (
+            label, mode, name, blocks[("error", mode, name)][:300]))
+        return None
+    if ("stat", mode, name) not in blocks:
+        tap(False, "%s %s %s: no result" % (label, mode, name))
+        return None
+    return json.loads(blocks[("stat", mode, name)])
+
+
+def bench_value(blocks, mode, name, key):
+    m = re.search(r"\b%s=(\d+)" % key, blocks.get(("bench", mode, name), ""))
+    return int(m.group(1)) if m else None
+
+
+MULTI_CHECKS = 3
+
+
+def check_multi(label, mode, blocks):
+    report = report_of(label, mode, "multi", blocks)
+    if report is None:
+        return
+    counters = report["counters"]
+    page = bench_value(blocks, mode, "multi", "page_size") or 0
+    pmd = page * page // 8
+    calls = sum(c["calls"] for c in counters["mremap"]["classes"].values())
+    mpt = counters["move_page_tables"]
+    tap(calls == 1 and (mpt["calls"], mpt["stack_moves"]) == (4, 1),
+        "%s %s multi: one mremap call (%d), move_page_tables once per VMA "
+        "plus the exec stack (%d calls, %d stack)" % (
+            label, mode, calls, mpt["calls"], mpt["stack_moves"]))
+    levels = counters.get("mremap_levels", {})
+    want = dict(pud_moved=0, pmd_moved=3, huge_pmd_moved=0, pte_extents=1,
+                ptes=pmd // 2 // page + 3 if page else -1)
+    got = {k: levels.get(k) for k in want}
+    tap(got == want, "%s %s multi: levels summed over the VMAs %s" % (
+        label, mode, got if got == want else "got %s want %s" % (got, want)))
+    pages = bench_value(blocks, mode, "multi", "pages_populated")
+    tap(pages == (2 * pmd + pmd // 2 + 3 * page + pmd) // page if page else False,
+        "%s %s multi: the bench moved and checked %s pages" % (label, mode, pages))
+
+
+BATCH_CHECKS = 4
+
+
+def check_batch(label, mode, name, blocks):
+    report = report_of(label, mode, name, blocks)
+    if report is None:
+        return
+    counters = report["counters"]
+    mthp = name == "batch_64k"
+    folios = report["kernel_counters"].get("hugepages-64kB", {}).get(
+        "anon_fault_alloc")
+    want_folios = BATCH_BYTES // MTHP if mthp else 0
+    tap(folios == want_folios,
+        "%s %s %s: hugepages-64kB anon_fault_alloc %s = %d" % (
+            label, mode, name, folios, want_folios))
+    ptes = BATCH_BYTES // 4096
+    per = contpte_ptes(label) if mthp else 1
+    levels = counters.get("mremap_levels", {})
+    want = dict(pte_extents=1, ptes=ptes, pte_batches=ptes // per,
+                folio_lookups=ptes // per if per > 1 else 0)
+    got = {k: levels.get(k) for k in want}
+    status = report["metrics"].get("mremap.pte_batches", {}).get("status")
+    tap(got == want and status == "inferred",
+        "%s %s %s: %s batches (%s)" % (
+            label, mode, name,
+            got if got == want else "got %s want %s" % (got, want), status))
+    size = levels.get("pte_batch_size", {})
+    buckets = [(b.get("le"), b.get("count")) for b in size.get("buckets", [])]
+    tap(size.get("count") == ptes // per and size.get("sum") == ptes,
+        "%s %s %s: batch sizes: %s batches, %s PTEs, buckets %s (want %d "
+        "of %d)" % (label, mode, name, size.get("count"), size.get("sum"),
+                    buckets, ptes // per, per))
+    lookups = counters.get("folio_lookups", {}).get("calls")
+    want_lookups = ptes // per if per > 1 else 0
+    tap(lookups == want_lookups,
+        "%s %s %s: vm_normal_folio() inside move_page_tables %s = %d "
+        "(fentry/kprobe, exact)" % (label, mode, name, lookups, want_lookups))
+
+
+def check_diff(label, mode, blocks):
+    text = blocks.get(("diff", mode, "batch"), "")
+    changed = text.split("what changed", 1)[1] if "what changed" in text else ""
+    named = [k for k in ("pte_batches", "folio_lookups") if k in changed]
+    if len(named) != 2:
+        comment(text[-1500:])
+    return tap("diff exit 0" in text and len(named) == 2,
+               "%s %s diff 4 KiB vs 64 KiB mTHP names %s as changed" % (
+                   label, mode, ", ".join(named) or "neither batches nor lookups"))
+
+
+def batch_units(label, mode):
+    """[(unit name, checks, function)] for one attach mode of one kernel"""
+    if not runs_batches(label):
+        return []
+    units = [("%s %s multi" % (label, mode), MULTI_CHECKS,
+              lambda b: check_multi(label, mode, b))]
+    for name in ("batch_64k", "batch_4k") if four_k_pages(label) else ():
+        units.append(("%s %s %s" % (label, mode, name), BATCH_CHECKS,
+                      lambda b, name=name: check_batch(label, mode, name, b)))
+    if four_k_pages(label):
+        units.append(("%s %s diff" % (label, mode), 1,
+                      lambda b: check_diff(label, mode, b)))
+    return units
