@@ -299,6 +299,9 @@ install: all
 	install -D -m 0755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/ptscope-bench
 	install -D -m 0755 $(FLOOR) $(DESTDIR)$(PREFIX)/bin/ptscope-floor
 	install -D -m 0644 man/ptscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/ptscope.8
+	install -D -m 0644 dashboards/ptscope.json $(DESTDIR)$(PREFIX)/share/ptscope/ptscope.json
+	install -D -m 0644 dashboards/ptscope.rules.yml \
+		$(DESTDIR)$(PREFIX)/share/ptscope/ptscope.rules.yml
 
 clean:
 	rm -rf $(OUT)
