@@ -41,7 +41,7 @@ FLOOR_STATIC_LIBS := -l:libbpf.a -l:libelf.a -l:libz.a -l:libzstd.a \
 DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
 	zlib1g-dev libzstd-dev libjson-c-dev libcmocka-dev libmicrohttpd-dev libseccomp-dev strace \
 	prometheus curl \
-	python3 \
+	python3 python3-yaml \
 	bpftrace stress-ng \
 	libclang-rt-14-dev
 # (bpftrace, stress-ng: the comparison rows of make bench-overhead;
@@ -206,8 +206,10 @@ HARNESS_TESTS := tests/harness/test_run.sh tests/vm/test_harness.sh
 harness-check:
 	@./tests/run.sh harness $(HARNESS_TESTS)
 
-# the source tree: no layer includes one above it (docs/layout.md)
-TREE_TESTS := tests/tree/test_layers.sh
+# the source tree: no layer includes one above it (docs/layout.md); the
+# Prometheus rules pass promtool and their unit tests, and name only
+# families of the source
+TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh
 tree-check:
 	@./tests/run.sh tree $(TREE_TESTS)
 
@@ -297,6 +299,9 @@ install: all
 	install -D -m 0755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/ptscope-bench
 	install -D -m 0755 $(FLOOR) $(DESTDIR)$(PREFIX)/bin/ptscope-floor
 	install -D -m 0644 man/ptscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/ptscope.8
+	install -D -m 0644 dashboards/ptscope.json $(DESTDIR)$(PREFIX)/share/ptscope/ptscope.json
+	install -D -m 0644 dashboards/ptscope.rules.yml \
+		$(DESTDIR)$(PREFIX)/share/ptscope/ptscope.rules.yml
 
 clean:
 	rm -rf $(OUT)

@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The Prometheus rules (dashboards/ptscope.rules.yml): promtool accepts
+# them, their unit tests pass (synthetic series, every alert firing and
+# not), and every name they query is a family of the source
+# (tests/check_dashboard.py --rules), which must also catch a name, a
+# recorded name and a metric label that are not there.  Needs promtool
+# (Debian's prometheus package, in make deps).
+cd "$(dirname "$0")/../.." || exit 1
+# TAP helpers (ok, not_ok, finish) and $TMP; nothing here needs root
+. tests/host/lib.sh
+PROMTOOL=${PROMTOOL:-promtool}
+RULES=dashboards/ptscope.rules.yml
+SOURCES="src/data/schema.c src/export/prom.c src/engine/catalog.c"
+
+# run NAME CMD...: ok when CMD exits 0, else its output as comments
+run() {
+	local name=$1
+	shift
+	if "$@" >"$TMP/out" 2>&1; then
+		ok "$name: $(grep . "$TMP/out" | tail -1 | sed 's/^ *//')"
+	else
+		not_ok "$name:"
+		sed 's/^/#   /' "$TMP/out" | head -40
+	fi
+}
+
+if ! command -v "$PROMTOOL" >/dev/null; then
+	not_ok "no promtool: apt-get install prometheus (make deps)"
+	finish
+	exit 1
+fi
+echo "# $("$PROMTOOL" --version 2>&1 | head -1)"
+run "promtool check rules $RULES" "$PROMTOOL" check rules "$RULES"
+run "promtool test rules dashboards/tests/ptscope.rules.test.yml" \
+	"$PROMTOOL" test rules dashboards/tests/ptscope.rules.test.yml
+# shellcheck disable=SC2086
+run "the rules' names are in the source" tests/check_dashboard.py --rules "$RULES" $SOURCES
+
+# the unit tests bite: with the 2 MiB fallback threshold at 80% instead
+# of 50%, the node at 75% must make them fail
+mkdir -p "$TMP/mut/tests"
+sed 's/{size="2M"} > 0.5$/{size="2M"} > 0.8/' "$RULES" >"$TMP/mut/ptscope.rules.yml"
+cp dashboards/tests/ptscope.rules.test.yml "$TMP/mut/tests/"
+if cmp -s "$RULES" "$TMP/mut/ptscope.rules.yml"; then
+	not_ok "the threshold edit changed nothing in $RULES"
+elif "$PROMTOOL" test rules "$TMP/mut/tests/ptscope.rules.test.yml" >"$TMP/out" 2>&1; then
+	not_ok "promtool test rules passes with the fallback threshold at 80%"
+elif grep -q 'PtscopeTHPFaultFallbackHigh' "$TMP/out"; then
+	ok "promtool test rules fails with the fallback threshold at 80%"
+else
+	not_ok "promtool test rules fails, but not on PtscopeTHPFaultFallbackHigh: $(grep . "$TMP/out" | tail -1)"
+fi
+
+# the check fails, naming it, on a family, a recorded name and a metric
+# label value that do not exist
+for bad in 's/rate(ptscope_mremap_calls_total/rate(ptscope_mremap_call_total/;ptscope_mremap_call_total' \
+	's/(instance_class:ptscope_mremap_calls:rate5m)/(instance_class:ptscope_mremap_call:rate5m)/;instance_class:ptscope_mremap_call:rate5m' \
+	's/mremap.calls|thp.fault_alloc/mremap.call|thp.fault_alloc/;metric=~"mremap.call"'; do
+	edit=${bad%;*}
+	want=${bad##*;}
+	sed "$edit" "$RULES" >"$TMP/bad.yml"
+	# shellcheck disable=SC2086
+	tests/check_dashboard.py --rules "$TMP/bad.yml" $SOURCES >"$TMP/out" 2>&1
+	rc=$?
+	if cmp -s "$RULES" "$TMP/bad.yml"; then
+		not_ok "the edit '$edit' changed nothing in $RULES"
+	elif [ $rc -eq 1 ] && grep -qF "$want" "$TMP/out"; then
+		ok "the check names $want"
+	else
+		not_ok "the check on $want: exit $rc, $(tail -1 "$TMP/out")"
+	fi
+done
+finish
