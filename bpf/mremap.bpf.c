@@ -621,6 +621,7 @@ struct pte_scan {
 	__u32 batches;
 	__u32 lookups;
 	__u32 max_batch;
+	bool sizes;		/* add each batch to PTS_H_PTE_BATCH */
 };
 
 /*
@@ -659,7 +660,8 @@ static long pte_scan_one(__u64 i, struct pte_scan *sc)
 	sc->batches++;
 	if (nr > sc->max_batch)
 		sc->max_batch = nr;
-	hist_add(PTS_H_PTE_BATCH, nr);
+	if (sc->sizes)
+		hist_add(PTS_H_PTE_BATCH, nr);
 	return 0;
 }
 
@@ -687,6 +689,8 @@ static __always_inline void marker_pte_table(__u64 *ptep)
 	if (sc.n > per_table || per_table > PTE_TABLE_MAX)
 		return;
 	sc.first_index = (w->iter_addr >> cfg.page_shift) & (per_table - 1);
+	/* as iter_finish(): the exec stack and undo moves are not counted */
+	sc.sizes = !w->for_stack && !w->reverse;
 	size = sc.n * sizeof(__u64);
 	opaque_index(size);	/* check and pass one register */
 	if (size > sizeof(sc.buf->entries))

@@ -50,6 +50,17 @@ else
 fi
 
 # 16 MiB at 1 GiB-aligned addresses: too short for a whole PUD
+# 6.17+: one mremap() moves three VMAs (two PMD spans, half a PMD span
+# plus three pages, one PMD span; 12 MiB with the gaps, 4 KiB pages): one
+# call of the pmd class (both ends PMD aligned) covering all of it
+if stat_json "$TMP/multi.json" "$BENCH" multi; then
+	expect_classes "multi-VMA move" "$TMP/multi.json" 0 1 0 0 0
+	check_eq "multi-VMA move: old bytes (gaps included)" $((12 * MiB)) \
+		"$(mremap_field "$TMP/multi.json" pmd old_bytes)"
+else
+	not_ok "ptscope stat -- ptscope-bench multi"
+fi
+
 if stat_json "$TMP/short.json" "$BENCH" mremap --size 16M --align pud --count 1; then
 	expect_classes "16M at pud-aligned addresses" "$TMP/short.json" 0 1 0 0 0
 else
