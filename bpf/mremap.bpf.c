@@ -994,25 +994,49 @@ int BPF_PROG(lv_tp_ptes, void *vma, unsigned long old_addr,
  * the vmemmap lookups that PTE batching makes (6.17+, or the lab patches).
  * The trampoline runs for every caller; others leave after one lookup.
  */
-SEC("fentry/vm_normal_folio")
-int BPF_PROG(vnf_fentry)
+static __always_inline void vnf_enter(void)
 {
 	struct mpt_walk *w = current_walk();
 
 	if (w && !w->for_stack && !w->reverse)
 		w->vnf_ts = bpf_ktime_get_ns();
+}
+
+static __always_inline void vnf_exit(void)
+{
+	struct mpt_walk *w = current_walk();
+
+	if (!w || !w->vnf_ts)
+		return;
+	count_add(PTS_C_VNF_CALLS, 1);
+	hist_add(PTS_H_VNF_NS, bpf_ktime_get_ns() - w->vnf_ts);
+	w->vnf_ts = 0;
+}
+
+SEC("fentry/vm_normal_folio")
+int BPF_PROG(vnf_fentry)
+{
+	vnf_enter();
 	return 0;
 }
 
 SEC("fexit/vm_normal_folio")
 int BPF_PROG(vnf_fexit)
 {
-	struct mpt_walk *w = current_walk();
+	vnf_exit();
+	return 0;
+}
 
-	if (!w || !w->vnf_ts)
-		return 0;
-	count_add(PTS_C_VNF_CALLS, 1);
-	hist_add(PTS_H_VNF_NS, bpf_ktime_get_ns() - w->vnf_ts);
-	w->vnf_ts = 0;
+SEC("kprobe/vm_normal_folio")
+int BPF_KPROBE(vnf_kprobe)
+{
+	vnf_enter();
+	return 0;
+}
+
+SEC("kretprobe/vm_normal_folio")
+int BPF_KRETPROBE(vnf_kretprobe)
+{
+	vnf_exit();
 	return 0;
 }

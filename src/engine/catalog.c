@@ -428,7 +428,7 @@ const struct pts_metric pts_catalog[] = {
 		 * tracepoint at no such cost.
 		 */
 		.opt_in = true,
-		.nr_cands = 1,
+		.nr_cands = 2,
 		.cands = {
 			{
 				.kind = PTS_PATH_FENTRY,
@@ -439,6 +439,17 @@ const struct pts_metric pts_catalog[] = {
 				.reqs = {
 					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
 					{ PTS_REQ_FENTRY, "vm_normal_folio" },
+				},
+			},
+			{
+				.kind = PTS_PATH_KPROBE,
+				.label = "kprobe/kretprobe vm_normal_folio inside move_page_tables",
+				.exact = true,
+				.obj = PTS_OBJ_MREMAP,
+				.progs = { "vnf_kprobe", "vnf_kretprobe" },
+				.reqs = {
+					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+					{ PTS_REQ_KPROBE, "vm_normal_folio" },
 				},
 			},
 		},
