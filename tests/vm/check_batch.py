@@ -124,18 +124,19 @@ def check_batch(label, mode, name, blocks):
 
 
 def check_diff(label, mode, blocks):
-    """ptscope diff 4 KiB -> 64 KiB: on arm64 the batches and the folio
+    """ptscope diff 4 KiB -> 64 KiB: on arm64 the batch size and the folio
     lookups are what changed; on x86 (pte_batch_hint() 1) neither did"""
     text = blocks.get(("diff", mode, "batch"), "")
     changed = text.split("what changed", 1)[1] if "what changed" in text else ""
-    named = [k for k in ("pte_batches", "folio_lookups") if k in changed]
-    table = re.search(r"^  levels\.pte_batches +\S+ +\S+ +(\S+)$", text, re.M)
+    named = [k for k in ("pte_batch_size", "folio_lookups") if k in changed]
+    table = re.search(r"^  levels\.pte_batch_size_mean +\S+ +\S+ +(\S+)$",
+                      text, re.M)
     if contpte_ptes(label) > 1:
         good = len(named) == 2
-        want = "names pte_batches, folio_lookups as changed"
+        want = "names the batch size and the folio lookups as changed"
     else:
         good = not named and table is not None and table.group(1) == "0.0%"
-        want = "pte_batches unchanged (%s), no lookups" % (
+        want = "batch size unchanged (%s), no lookups" % (
             table.group(1) if table else "no row")
     if not good or "diff exit 0" not in text:
         comment(text[-1500:])

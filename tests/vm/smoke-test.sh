@@ -19,7 +19,7 @@ die() { echo "$prog: error: $*" >&2; exit 1; }
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(6.1-amd64 6.12-amd64 6.1-arm64 6.12-arm64)
 for t in "${targets[@]}"; do
-	[[ $t =~ ^[0-9]+\.[0-9]+-(amd64|arm64)$ ]] ||
+	[[ $t =~ ^[0-9]+\.[0-9]+-(amd64|arm64|arm64-16k)$ ]] ||
 		{ echo "usage: $prog [VERSION-ARCH...]  (e.g. 6.1-amd64 6.12-arm64)" >&2; exit 2; }
 done
 timeout_s=${PTSCOPE_VM_TIMEOUT:-300}
@@ -60,14 +60,15 @@ expect() { # FILE REGEX WHAT
 
 summary=()
 for t in "${targets[@]}"; do
-	version=${t%-*} arch=${t#*-} cur=$t
-	build_arch "$arch"
+	version=${t%%-*} arch=${t#*-} cur=$t
+	guest=${arch%-16k}	# the initramfs binaries' arch
+	build_arch "$guest"
 	out=$work/$t.out err=$work/$t.err
 	echo "$prog: === $t" >&2
 	start=$EPOCHREALTIME
 	rc=0
 	PTSCOPE_VM_LOG=$work/$t.console.log PTSCOPE_VM_APPEND="${PTSCOPE_VM_APPEND:+$PTSCOPE_VM_APPEND }ptscope.smoke=1" \
-		"$here/boot.sh" "$version" "$arch" "$work/smoke-$arch.cpio.gz" "$timeout_s" >"$out" 2>"$err" || rc=$?
+		"$here/boot.sh" "$version" "$arch" "$work/smoke-$guest.cpio.gz" "$timeout_s" >"$out" 2>"$err" || rc=$?
 	wall=$(echo "$EPOCHREALTIME $start" | awk '{ printf "%.1f", $1 - $2 }')
 	cat "$err" >&2
 	sed 's/^/    /' "$out" >&2
