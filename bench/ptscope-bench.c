@@ -238,8 +238,10 @@ static const char usage_text[] =
 "      makes the page at OFFSET read-only (splitting the PMD that maps\n"
 "      it); --punch unmaps the page at OFFSET (its folio is then mapped\n"
 "      in part).  Prints one line, \"hold pid=P start=0x.. end=0x..\n"
-"      size=S page_size=P pmd_size=M anon_kb=A anon_huge_kb=H\" (smaps\n"
-"      of [start, end)), and keeps the region until stdin reaches end of\n"
+"      size=S page_size=P pmd_size=M faulted_huge_kb=F anon_kb=A\n"
+"      anon_huge_kb=H\" (F: smaps AnonHugePages of the region right after\n"
+"      the faults, A and H: smaps of [start, end) at the end), and keeps\n"
+"      the region until stdin reaches end of\n"
 "      file or SIGTERM, SIGINT or SIGHUP arrives (--pause: the signal\n"
 "      only, for a shell's background job, whose stdin is /dev/null).\n"
 "\n"
@@ -1339,8 +1341,12 @@ static int hold_move(char **region, uint64_t len, uint64_t align,
 	return 0;
 }
 
-/* the line tests read: where the region is and what smaps says of it */
-static int hold_report(const char *start, const char *end)
+/*
+ * The line tests read: where the region is, what smaps says of it now,
+ * and @faulted_huge_kb, its AnonHugePages right after the faults.
+ */
+static int hold_report(const char *start, const char *end,
+		       uint64_t faulted_huge_kb)
 {
 	uint64_t anon_kb, anon_huge_kb;
 
@@ -1348,9 +1354,10 @@ static int hold_report(const char *start, const char *end)
 	    smaps_anon_huge_kb(start, end, &anon_huge_kb))
 		return fail_errno("read /proc/self/smaps");
 	printf("hold pid=%d start=%p end=%p size=%" PRIu64 " page_size=%"
-	       PRIu64 " pmd_size=%" PRIu64 " anon_kb=%" PRIu64
-	       " anon_huge_kb=%" PRIu64 "\n", (int)getpid(), (void *)start,
-	       (void *)end, (uint64_t)(end - start), page_size, pmd_span(),
+	       PRIu64 " pmd_size=%" PRIu64 " faulted_huge_kb=%" PRIu64
+	       " anon_kb=%" PRIu64 " anon_huge_kb=%" PRIu64 "\n",
+	       (int)getpid(), (void *)start, (void *)end,
+	       (uint64_t)(end - start), page_size, pmd_span(), faulted_huge_kb,
 	       anon_kb, anon_huge_kb);
 	if (fflush(stdout))
 		return fail_errno("write stdout");
@@ -1359,7 +1366,7 @@ static int hold_report(const char *start, const char *end)
 
 static int run_hold(const struct bench_args *args)
 {
-	uint64_t len = args->size;
+	uint64_t len = args->size, faulted_huge_kb;
 	char *region = NULL;
 	int ret;
 
@@ -1371,6 +1378,10 @@ static int run_hold(const struct bench_args *args)
 		goto cleanup;
 	}
 	write_markers(region, 0, len / page_size, 0);
+	if (smaps_anon_huge_kb(region, region + len, &faulted_huge_kb)) {
+		ret = fail_errno("read /proc/self/smaps");
+		goto cleanup;
+	}
 	if (args->seen & OPT_BIT(OPT_MOVE_OFFSET)) {
 		ret = hold_move(&region, len, args->fault_align,
 				args->move_offset);
@@ -1387,7 +1398,8 @@ static int run_hold(const struct bench_args *args)
 		ret = fail_errno("munmap %p", (void *)(region + args->punch_at));
 		goto cleanup;
 	}
-	ret = hold_report(region, region + len) ?: hold_wait(args->pause);
+	ret = hold_report(region, region + len, faulted_huge_kb) ?:
+	      hold_wait(args->pause);
 cleanup:
 	munmap(region, len);
 	return ret;
