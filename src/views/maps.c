@@ -102,12 +102,14 @@ static int scan_row(struct maps_frame *f, pid_t pid, int kpf_fd)
 static int frame_scan(struct maps_frame *f, const struct pts_options *opts,
 		      int kpf_fd)
 {
+	struct timespec now;
 	pid_t *pids = NULL;
 	size_t nr = 0, i;
 	int err;
 
+	clock_gettime(CLOCK_REALTIME, &now);
 	f->nr_rows = 0;
-	f->time = (double)time(NULL);
+	f->time = (double)now.tv_sec + now.tv_nsec / 1e9;
 	mapscan_init(&f->total, f->rep->page_size);
 	err = find_targets(opts, &pids, &nr);
 	if (err) {

@@ -95,9 +95,10 @@ static void add_u64(json_object *o, const char *key, uint64_t v)
 	json_object_object_add(o, key, json_object_new_uint64(v));
 }
 
-static json_object *counts_json(const struct mapscan_counts *c)
+/* @c's counts into @o */
+static json_object *add_counts(json_object *o, const struct mapscan_counts *c)
 {
-	json_object *o = json_object_new_object(), *pmd, *small;
+	json_object *pmd, *small;
 
 	add_u64(o, "anon_pages", c->anon_pages);
 	add_u64(o, "anon_bytes", mapscan_bytes(c, c->anon_pages));
@@ -119,11 +120,11 @@ static json_object *counts_json(const struct mapscan_counts *c)
 
 static json_object *row_json(const struct maps_row *r)
 {
-	json_object *o = counts_json(&r->counts);
+	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "pid", json_object_new_int(r->pid));
 	json_object_object_add(o, "comm", fmt_json_string(r->comm));
-	return o;
+	return add_counts(o, &r->counts);
 }
 
 json_object *maps_frame_json(const struct maps_frame *f)
@@ -140,9 +141,9 @@ json_object *maps_frame_json(const struct maps_frame *f)
 	for (i = 0; i < f->nr_rows; i++)
 		json_object_array_add(rows, row_json(&f->rows[i]));
 	json_object_object_add(root, "processes", rows);
-	total = counts_json(&f->total);
+	total = json_object_new_object();
 	add_u64(total, "processes", f->nr_rows);
-	json_object_object_add(root, "total", total);
+	json_object_object_add(root, "total", add_counts(total, &f->total));
 	return root;
 }
 
