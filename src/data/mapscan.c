@@ -3,7 +3,8 @@
  * ptscope maps: a process's anonymous pages by folio size.
  *
  * Each present anonymous page of a VMA with anonymous memory (smaps
- * "Anonymous" above 0) is looked up in /proc/kpageflags.  Pages of large
+ * "Anonymous" above 0; pagemap_scan.c skips its empty ranges) is looked
+ * up in /proc/kpageflags.  Pages of large
  * folios become runs: consecutive virtual pages mapping consecutive frames
  * of one folio.  Sorted by folio, the runs say whether all of a folio is
  * mapped here and whether as one run starting at its head on a virtual
@@ -31,6 +32,7 @@
 #include "data/grow.h"
 #include "data/kpageflags.h"
 #include "data/mapscan.h"
+#include "data/pagemap_scan.h"
 #include "data/schema.h"
 #include "data/smaps.h"
 
@@ -57,6 +59,7 @@ struct run {
 
 struct scan {
 	struct mapscan_counts *c;
+	int pagemap_fd;
 	struct kpf_reader kpf;
 	struct run *runs;
 	size_t nr_runs;
@@ -146,18 +149,20 @@ static int visit_entry(struct scan *s, uint64_t vaddr, uint64_t pme)
 	return visit_frame(s, vaddr, pfn);
 }
 
-static int scan_vma(struct scan *s, int pagemap_fd, const struct smaps_vma *v)
+/* the pagemap entries of [start, end), a populated range */
+static int scan_range(void *ctx, uint64_t start, uint64_t end)
 {
+	struct scan *s = ctx;
 	uint64_t page_size = s->c->page_size, buf[PAGEMAP_CHUNK];
-	uint64_t addr = v->start, want, i;
+	uint64_t addr = start, want, i;
 	ssize_t got;
 	int err;
 
-	while (addr < v->end) {
-		want = (v->end - addr) / page_size;
+	while (addr < end) {
+		want = (end - addr) / page_size;
 		if (want > PAGEMAP_CHUNK)
 			want = PAGEMAP_CHUNK;
-		got = pread(pagemap_fd, buf, want * sizeof(*buf),
+		got = pread(s->pagemap_fd, buf, want * sizeof(*buf),
 			    (off_t)(addr / page_size * sizeof(*buf)));
 		/* pagemap_read() reads nothing once the process is gone */
 		if (got <= 0)
@@ -170,6 +175,12 @@ static int scan_vma(struct scan *s, int pagemap_fd, const struct smaps_vma *v)
 		}
 	}
 	return 0;
+}
+
+static int scan_vma(struct scan *s, const struct smaps_vma *v)
+{
+	return pagemap_populated(s->pagemap_fd, v->start, v->end, scan_range,
+				 s);
 }
 
 static int cmp_runs(const void *a, const void *b)
@@ -282,7 +293,7 @@ int mapscan_scan(FILE *smaps, int pagemap_fd, int kpageflags_fd,
 		 struct mapscan_counts *c)
 {
 	struct smaps_list vmas;
-	struct scan s = { .c = c };
+	struct scan s = { .c = c, .pagemap_fd = pagemap_fd };
 	size_t i;
 	int err;
 
@@ -296,7 +307,7 @@ int mapscan_scan(FILE *smaps, int pagemap_fd, int kpageflags_fd,
 		goto out;
 	for (i = 0; i < vmas.nr && !err; i++)
 		if (vmas.vma[i].anon_kb)
-			err = scan_vma(&s, pagemap_fd, &vmas.vma[i]);
+			err = scan_vma(&s, &vmas.vma[i]);
 	if (!err)
 		err = classify(&s, &vmas);
 out:
