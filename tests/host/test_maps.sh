@@ -54,7 +54,7 @@ hold() {
 	hold_pid=$!
 	holders="$holders $hold_pid"
 	for i in $(seq 1 100); do
-		grep -q '^hold ' "$TMP/$name.hold" && return 0
+		grep -qs '^hold ' "$TMP/$name.hold" && return 0
 		kill -0 "$hold_pid" 2>/dev/null || break
 		sleep 0.1
 	done
