@@ -4,23 +4,24 @@
  *
  * Each present anonymous page of a VMA with anonymous memory (smaps
  * "Anonymous" above 0; pagemap_scan.c skips its empty ranges) is looked
- * up in /proc/kpageflags.  Pages of large
- * folios become runs: consecutive virtual pages mapping consecutive frames
- * of one folio.  Sorted by folio, the runs say whether all of a folio is
- * mapped here and whether as one run starting at its head on a virtual
- * address aligned to its size.
+ * up in /proc/kpageflags.  Pages of large folios become runs: consecutive
+ * virtual pages mapping consecutive frames of one folio.  Sorted by
+ * folio, the runs say whether all of a folio is mapped here and whether
+ * as one run starting at its head on a virtual address aligned to its
+ * size.
  *
  * PMD or PTE mapped: pagemap reports each page of a PMD-mapped THP like a
  * PTE-mapped one (pagemap_pmd_range(), fs/proc/task_mmu.c), so which one
  * it is comes from smaps: AnonHugePages counts HPAGE_PMD_SIZE for each
  * anonymous folio a PMD entry maps in the VMA (smaps_pmd_entry(), same
- * file, 2.6.38 to 6.18).  A PMD entry maps a whole PMD-order folio at a
- * PMD-aligned address inside one VMA, so in each VMA those candidates are
- * counted and AnonHugePages / PMD size of them are PMD-mapped, the rest
- * PTE-mapped: a PMD-order folio whose PMD was split (mprotect() of part
- * of it, __split_huge_pmd() in mm/huge_memory.c) but not the folio is
- * whole, aligned and PTE-mapped.  The counts are exact; which candidate
- * is which is not known when a VMA has both, and ptscope does not say.
+ * file, as of 6.12; the field is there since 2.6.38).  A PMD entry maps a
+ * whole PMD-order folio at a PMD-aligned address inside one VMA, so in
+ * each VMA those candidates are counted and AnonHugePages / PMD size of
+ * them are PMD-mapped, the rest PTE-mapped: a PMD-order folio whose PMD
+ * was split (mprotect() of part of it, __split_huge_pmd() in
+ * mm/huge_memory.c) but not the folio is whole, aligned and PTE-mapped.
+ * The counts are exact; which candidate is which is not known when a VMA
+ * has both, and ptscope does not say.
  */
 #include <errno.h>
 #include <fcntl.h>
