@@ -72,6 +72,15 @@ static int scan_failed(pid_t pid, int err)
 		fprintf(stderr, "ptscope: /proc/%d/pagemap shows no page frames: "
 			"they are for CAP_SYS_ADMIN only; run ptscope maps as "
 			"root\n", (int)pid);
+	else if (err == -EACCES)
+		fprintf(stderr, "ptscope: cannot open /proc/%d/smaps or pagemap: "
+			"%s; run ptscope maps as root, with ptrace access to the "
+			"process (kernel.yama.ptrace_scope)\n", (int)pid,
+			strerror(-err));
+	else if (err == -EINVAL)
+		fprintf(stderr, "ptscope: /proc/%d/smaps is not laid out as "
+			"ptscope knows it: please report this with the kernel "
+			"version\n", (int)pid);
 	else
 		fprintf(stderr, "ptscope: reading the memory of pid %d failed: "
 			"%s\n", (int)pid, strerror(-err));
