@@ -19,18 +19,31 @@ PAGE=$(getconf PAGESIZE)
 PMD=$((PAGE / 8 * PAGE))
 PMD_S="$((PMD >> 20))M"
 holders=
-saved_64k=
+declare -A saved
 
 cleanup() {
-	local p
+	local p k
 	for p in $holders; do
 		kill -TERM "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
-	[ -n "$saved_64k" ] && echo "$saved_64k" >"$MTHP64/enabled"
+	for k in "${!saved[@]}"; do
+		echo "${saved[$k]}" >"$k"
+	done
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
+
+# the mTHP sizes other than the PMD size off while the test runs (and
+# restored after), so no other large folio turns up in the holders
+for k in "$THP"/hugepages-*kB/enabled; do
+	[ "$k" = "$THP/hugepages-$((PMD >> 10))kB/enabled" ] && continue
+	[ -w "$k" ] || continue
+	v=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$k" 2>/dev/null)
+	[ -n "$v" ] || continue
+	saved[$k]=$v
+	echo never >"$k"
+done
 
 # not_run CASE WHY: the case could not run on this kernel
 not_run() {
@@ -219,11 +232,12 @@ else
 	case_failed punch
 fi
 
-# ------------------------------------------------- moved 4K off alignment
-# mremap to 4 KiB past a PMD boundary: no PMD can move whole, so each is
+# ------------------------------------------------ moved a page off alignment
+# mremap to a page past a PMD boundary: no PMD can move whole, so each is
 # split and its PTEs move (move_huge_pmd() fails, split_huge_pmd()); the
 # folios stay whole, none aligned any more
-if hold moved --size 8M --thp always --move-offset 4K && maps_json moved; then
+if hold moved --size $((4 * PMD)) --thp always --move-offset "$PAGE" &&
+   maps_json moved; then
 	pid=$(field moved pid)
 	gave=$(( $(field moved faulted_huge_kb) * 1024 / PMD ))
 	if [ "$gave" -eq 0 ]; then
@@ -287,21 +301,23 @@ mthp_case() {	# mthp_case NAME WANT-FIT HOLD-ARGS...
 	release "$pid"
 }
 
-if [ -w "$MTHP64/enabled" ] && [ -r "$MTHP64/stats/anon_fault_alloc" ]; then
-	saved_64k=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$MTHP64/enabled")
+if [ -n "${saved[$MTHP64/enabled]:-}" ] &&
+   [ -r "$MTHP64/stats/anon_fault_alloc" ]; then
 	echo madvise >"$MTHP64/enabled"
 	mthp_case mthp aligned
-	mthp_case mthp_moved unaligned --move-offset 4K
-	# one page unmapped: 15 whole aligned folios and one partial
-	if hold mthp_punch --size 1M --thp always --punch 100K && maps_json mthp_punch; then
-		check_eq "mthp_punch: 64K aligned, partial folios and partial pages" "15 1 15" \
+	mthp_case mthp_moved unaligned --move-offset "$PAGE"
+	# a page of the second folio unmapped: 15 whole aligned folios and one
+	# partial
+	if hold mthp_punch --size 1M --thp always --punch $((64 * 1024 + PAGE)) &&
+	   maps_json mthp_punch; then
+		check_eq "mthp_punch: 64K aligned, partial folios and partial pages" \
+			"15 1 $((64 * 1024 / PAGE - 1))" \
 			"$(pte "$TMP/mthp_punch.json" 64K aligned folios) $(pte "$TMP/mthp_punch.json" 64K partial folios) $(pte "$TMP/mthp_punch.json" 64K partial pages)"
 		release "$hold_pid"
 	else
 		case_failed mthp_punch
 	fi
-	echo "$saved_64k" >"$MTHP64/enabled"
-	saved_64k=
+	echo never >"$MTHP64/enabled"
 else
 	not_run "64K mTHP" "no writable $MTHP64/enabled with stats (kernel before 6.8?)"
 fi
