@@ -4,7 +4,8 @@
 # the holder's own smaps (read here, and by the holder right after its
 # faults), smaps_rollup, /proc/vmstat thp_* and the mTHP stats files.
 # A case this kernel cannot run (no THP, no 64 KiB mTHP) fails unless
-# PTSCOPE_ALLOW_SKIP=1, and then it says that it did not run.
+# PTSCOPE_ALLOW_SKIP=1, and then it says that it did not run.  The mTHP
+# sizes are set to never (64 KiB to madvise for its cases) and restored.
 . "$(dirname "$0")/lib.sh"
 require_root
 
