@@ -10,6 +10,8 @@
  *   grow    grow a region N times with mremap(MREMAP_MAYMOVE)
  *   fault   fault in N aligned regions and report their AnonHugePages
  *   collapse  fault in N regions as small pages, then MADV_COLLAPSE them
+ *   hold    fault a region of known backing and keep it mapped (for
+ *           ptscope maps)
  *   table   user-side timing of the pud/pmd/page moves (demo only)
  *   bw      read bandwidth per buffer size, like lmbench bw_mem rd
  *   inplace-loop, move-loop, fault-loop
@@ -27,6 +29,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -107,6 +111,10 @@ enum opt_code {
 	OPT_SIZES,
 	OPT_CLASS,
 	OPT_FOLIO,
+	OPT_MOVE_OFFSET,
+	OPT_SPLIT_MPROTECT,
+	OPT_PUNCH,
+	OPT_PAUSE,
 	OPT_HELP,
 };
 
@@ -128,6 +136,10 @@ struct bench_args {
 	const char *align_text;		/* --align as typed */
 	enum align_mode class;		/* move-loop: pmd or page */
 	uint64_t folio;			/* fault-loop: bytes per fault */
+	uint64_t move_offset;		/* hold: past an --align boundary */
+	uint64_t mprotect_at;		/* hold: offset of the page to mprotect */
+	uint64_t punch_at;		/* hold: offset of the page to unmap */
+	bool pause;			/* hold: wait for a signal only */
 	enum thp_mode thp;
 	bool populate;
 	bool dontunmap;
@@ -215,6 +227,23 @@ static const char usage_text[] =
 "      mremap(MREMAP_MAYMOVE|MREMAP_FIXED) of the whole range to a PMD\n"
 "      aligned address.  6.17+ moves every VMA (gaps kept); older\n"
 "      kernels refuse with EFAULT (exit 1).\n"
+"\n"
+"  hold --size SIZE [--thp never|default|always] [--align SIZE]\n"
+"       [--move-offset BYTES] [--split-mprotect OFFSET] [--punch OFFSET]\n"
+"       [--pause]\n"
+"      Map SIZE bytes aligned to --align (default the PMD size, 2M with\n"
+"      4 KiB pages), madvise, write every page, then: --move-offset\n"
+"      moves the region with mremap to BYTES past an --align boundary\n"
+"      (its folios stay whole, no longer aligned); --split-mprotect\n"
+"      makes the page at OFFSET read-only (splitting the PMD that maps\n"
+"      it); --punch unmaps the page at OFFSET (its folio is then mapped\n"
+"      in part).  Prints one line, \"hold pid=P start=0x.. end=0x..\n"
+"      size=S page_size=P pmd_size=M faulted_huge_kb=F anon_kb=A\n"
+"      anon_huge_kb=H\" (F: smaps AnonHugePages of the region right after\n"
+"      the faults, A and H: smaps of [start, end) at the end), and keeps\n"
+"      the region until stdin reaches end of\n"
+"      file or SIGTERM, SIGINT or SIGHUP arrives (--pause: the signal\n"
+"      only, for a shell's background job, whose stdin is /dev/null).\n"
 "\n"
 "  fail --count N\n"
 "      N mremap calls that fail with EINVAL (unaligned old address).\n"
@@ -454,6 +483,9 @@ static const char *opt_name(int code)
 	case OPT_SIZES:		return "--sizes";
 	case OPT_CLASS:		return "--class";
 	case OPT_FOLIO:		return "--folio";
+	case OPT_MOVE_OFFSET:	return "--move-offset";
+	case OPT_SPLIT_MPROTECT: return "--split-mprotect";
+	case OPT_PUNCH:		return "--punch";
 	}
 	return "option";
 }
@@ -500,6 +532,15 @@ static int store_option(struct bench_args *args, int code, const char *value)
 	case OPT_SIZES:
 		return parse_size_list(value, args->sizes, MAX_SIZES,
 				       &args->nsizes);
+	case OPT_MOVE_OFFSET:
+		return parse_size(value, &args->move_offset);
+	case OPT_SPLIT_MPROTECT:
+		return parse_size(value, &args->mprotect_at);
+	case OPT_PUNCH:
+		return parse_size(value, &args->punch_at);
+	case OPT_PAUSE:
+		args->pause = true;
+		return 0;
 	}
 	return -1;
 }
@@ -684,11 +725,11 @@ static bool parse_vma_header(const char *line, uintptr_t *start,
 	return *rest == ' ';
 }
 
-/* Sum AnonHugePages (kB) of every VMA overlapping [start, end). */
-static int smaps_anon_huge_kb(const char *start, const char *end,
-			      uint64_t *kb_out)
+/* Sum @key ("AnonHugePages:") in kB of every VMA overlapping [start, end). */
+static int smaps_sum_kb(const char *start, const char *end, const char *key,
+			uint64_t *kb_out)
 {
-	static const char key[] = "AnonHugePages:";
+	size_t key_len = strlen(key);
 	struct line_reader lr = { .fd = -1 };
 	uintptr_t vm_start, vm_end;
 	uint64_t total_kb = 0;
@@ -705,8 +746,8 @@ static int smaps_anon_huge_kb(const char *start, const char *end,
 				   vm_end > (uintptr_t)start;
 			continue;
 		}
-		if (in_range && !strncmp(line, key, sizeof(key) - 1))
-			total_kb += strtoull(line + sizeof(key) - 1, NULL, 10);
+		if (in_range && !strncmp(line, key, key_len))
+			total_kb += strtoull(line + key_len, NULL, 10);
 	}
 	saved_errno = errno;
 	close(lr.fd);
@@ -716,6 +757,12 @@ static int smaps_anon_huge_kb(const char *start, const char *end,
 	}
 	*kb_out = total_kb;
 	return 0;
+}
+
+static int smaps_anon_huge_kb(const char *start, const char *end,
+			      uint64_t *kb_out)
+{
+	return smaps_sum_kb(start, end, "AnonHugePages:", kb_out);
 }
 
 /* --------------------------------------------------------------- mremap */
@@ -1062,6 +1109,22 @@ cleanup:
 	return ret;
 }
 
+/* --align SIZE of fault and hold into args->fault_align, if given */
+static int parse_align_size(const char *cmd, struct bench_args *args)
+{
+	uint64_t align;
+
+	if (!args->align_text)
+		return 0;
+	if (parse_size(args->align_text, &align) || align < page_size ||
+	    align > MAX_REGION || (align & (align - 1)))
+		return usage_error("%s: --align must be a power of two between "
+				   "%" PRIu64 " and %llu bytes", cmd, page_size,
+				   MAX_REGION);
+	args->fault_align = align;
+	return 0;
+}
+
 static int cmd_fault(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1090,13 +1153,9 @@ static int cmd_fault(int argc, char **argv)
 	      check_bytes("fault", OPT_SIZE, args.size, page_size);
 	if (ret)
 		return ret;
-	if (args.align_text &&
-	    (parse_size(args.align_text, &args.fault_align) ||
-	     args.fault_align < page_size || args.fault_align > MAX_REGION ||
-	     (args.fault_align & (args.fault_align - 1))))
-		return usage_error("fault: --align must be a power of two "
-				   "between %" PRIu64 " and %llu bytes",
-				   page_size, MAX_REGION);
+	ret = parse_align_size("fault", &args);
+	if (ret)
+		return ret;
 	if (!args.stride || args.stride % page_size)
 		return usage_error("fault: --stride must be a multiple of %"
 				   PRIu64, page_size);
@@ -1201,6 +1260,195 @@ static int cmd_collapse(int argc, char **argv)
 				  args.count);
 	}
 	return 0;
+}
+
+/* ----------------------------------------------------------------- hold */
+
+static volatile sig_atomic_t hold_stop;
+
+static void on_hold_signal(int sig)
+{
+	(void)sig;
+	hold_stop = 1;
+}
+
+/*
+ * Until SIGTERM, SIGINT or SIGHUP, or (unless @signal_only) end of file
+ * on stdin.  The signals are blocked outside ppoll(), so one that comes
+ * between the check and the wait is not lost.
+ */
+static int hold_wait(bool signal_only)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	struct pollfd in = { .fd = STDIN_FILENO, .events = POLLIN };
+	struct sigaction sa;
+	sigset_t block, wait_mask;
+	char buf[256];
+	size_t i;
+	int ret = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_hold_signal;
+	sigemptyset(&block);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		sigaddset(&block, sigs[i]);
+		sigaction(sigs[i], &sa, NULL);
+	}
+	sigprocmask(SIG_BLOCK, &block, &wait_mask);
+	while (!hold_stop) {
+		if (ppoll(signal_only ? NULL : &in, signal_only ? 0 : 1, NULL,
+			  &wait_mask) < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = fail_errno("ppoll");
+			break;
+		}
+		if (read(STDIN_FILENO, buf, sizeof(buf)) <= 0)
+			break;	/* end of file, or stdin is gone */
+	}
+	sigprocmask(SIG_SETMASK, &wait_mask, NULL);
+	return ret;
+}
+
+/*
+ * Move the populated region to @offset past an @align boundary of a fresh
+ * window: mremap() moves the PTEs (a PMD that cannot move whole is split
+ * first, move_huge_pmd() in mm/huge_memory.c), the folios stay as they
+ * were.  The rest of the window is unmapped again.
+ */
+static int hold_move(char **region, uint64_t len, uint64_t align,
+		     uint64_t offset)
+{
+	uint64_t window_len = len + 2 * align;
+	char *window, *dst, *window_end;
+
+	window = mmap(NULL, window_len, PROT_NONE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (window == MAP_FAILED)
+		return fail_errno("mmap reserve %" PRIu64 " bytes", window_len);
+	window_end = window + window_len;
+	dst = (char *)(uintptr_t)ALIGN_UP((uintptr_t)window, align) + offset;
+	if (mremap(*region, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst) !=
+	    dst) {
+		munmap(window, window_len);
+		return fail_errno("mremap %p -> %p", (void *)*region, (void *)dst);
+	}
+	*region = dst;
+	if ((dst > window && munmap(window, (size_t)(dst - window))) ||
+	    (window_end > dst + len &&
+	     munmap(dst + len, (size_t)(window_end - dst - len))))
+		return fail_errno("munmap the rest of the window");
+	return 0;
+}
+
+/*
+ * The line tests read: where the region is, what smaps says of it now,
+ * and @faulted_huge_kb, its AnonHugePages right after the faults.
+ */
+static int hold_report(const char *start, const char *end,
+		       uint64_t faulted_huge_kb)
+{
+	uint64_t anon_kb, anon_huge_kb;
+
+	if (smaps_sum_kb(start, end, "Anonymous:", &anon_kb) ||
+	    smaps_anon_huge_kb(start, end, &anon_huge_kb))
+		return fail_errno("read /proc/self/smaps");
+	printf("hold pid=%d start=%p end=%p size=%" PRIu64 " page_size=%"
+	       PRIu64 " pmd_size=%" PRIu64 " faulted_huge_kb=%" PRIu64
+	       " anon_kb=%" PRIu64 " anon_huge_kb=%" PRIu64 "\n",
+	       (int)getpid(), (void *)start, (void *)end,
+	       (uint64_t)(end - start), page_size, pmd_span(), faulted_huge_kb,
+	       anon_kb, anon_huge_kb);
+	if (fflush(stdout))
+		return fail_errno("write stdout");
+	return 0;
+}
+
+static int run_hold(const struct bench_args *args)
+{
+	uint64_t len = args->size, faulted_huge_kb;
+	char *region = NULL;
+	int ret;
+
+	ret = map_aligned(len, args->fault_align, &region);
+	if (ret)
+		return ret;
+	if (apply_thp(region, len, args->thp)) {
+		ret = fail_errno("madvise %p", (void *)region);
+		goto cleanup;
+	}
+	write_markers(region, 0, len / page_size, 0);
+	if (smaps_anon_huge_kb(region, region + len, &faulted_huge_kb)) {
+		ret = fail_errno("read /proc/self/smaps");
+		goto cleanup;
+	}
+	if (args->seen & OPT_BIT(OPT_MOVE_OFFSET)) {
+		ret = hold_move(&region, len, args->fault_align,
+				args->move_offset);
+		if (ret)
+			goto cleanup;
+	}
+	if ((args->seen & OPT_BIT(OPT_SPLIT_MPROTECT)) &&
+	    mprotect(region + args->mprotect_at, page_size, PROT_READ)) {
+		ret = fail_errno("mprotect %p", (void *)(region + args->mprotect_at));
+		goto cleanup;
+	}
+	if ((args->seen & OPT_BIT(OPT_PUNCH)) &&
+	    munmap(region + args->punch_at, page_size)) {
+		ret = fail_errno("munmap %p", (void *)(region + args->punch_at));
+		goto cleanup;
+	}
+	ret = hold_report(region, region + len, faulted_huge_kb) ?:
+	      hold_wait(args->pause);
+cleanup:
+	munmap(region, len);
+	return ret;
+}
+
+/* a page offset inside the region, if option @code was given */
+static int check_offset(const struct bench_args *args, int code,
+			uint64_t offset, uint64_t limit)
+{
+	if (!(args->seen & OPT_BIT(code)))
+		return 0;
+	if (offset % page_size || offset >= limit)
+		return usage_error("hold: %s must be a multiple of %" PRIu64
+				   " below %" PRIu64, opt_name(code), page_size,
+				   limit);
+	return 0;
+}
+
+static int cmd_hold(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "size",  required_argument, NULL, OPT_SIZE },
+		{ "thp",   required_argument, NULL, OPT_THP },
+		{ "align", required_argument, NULL, OPT_ALIGN },
+		{ "move-offset", required_argument, NULL, OPT_MOVE_OFFSET },
+		{ "split-mprotect", required_argument, NULL, OPT_SPLIT_MPROTECT },
+		{ "punch", required_argument, NULL, OPT_PUNCH },
+		{ "pause", no_argument,	      NULL, OPT_PAUSE },
+		{ "help",  no_argument,	      NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct bench_args args = { .thp = THP_DEFAULT };
+	int ret;
+
+	args.fault_align = pmd_span();
+	ret = parse_args(argc, argv, longopts, &args);
+	if (ret)
+		return ret;
+	ret = require(&args, "hold", OPT_SIZE) ?:
+	      check_bytes("hold", OPT_SIZE, args.size, page_size) ?:
+	      parse_align_size("hold", &args);
+	if (ret)
+		return ret;
+	return check_offset(&args, OPT_MOVE_OFFSET, args.move_offset,
+			    args.fault_align) ?:
+	       check_offset(&args, OPT_SPLIT_MPROTECT, args.mprotect_at,
+			    args.size) ?:
+	       check_offset(&args, OPT_PUNCH, args.punch_at, args.size) ?:
+	       run_hold(&args);
 }
 
 /* ---------------------------------------------------------------- table */
@@ -1769,6 +2017,7 @@ static const struct command commands[] = {
 	{ "grow",   cmd_grow },
 	{ "fault",  cmd_fault },
 	{ "collapse", cmd_collapse },
+	{ "hold",   cmd_hold },
 	{ "fail",   cmd_fail },
 	{ "multi",  cmd_multi },
 	{ "table",  cmd_table },

@@ -58,6 +58,8 @@ int main(int argc, char **argv)
 		return view_export(&opts);
 	case PTS_CMD_DIFF:
 		return view_diff(&opts);
+	case PTS_CMD_MAPS:
+		return view_maps(&opts);
 	}
 	return 2;
 }

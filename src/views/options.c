@@ -43,6 +43,9 @@ static const struct cmd_spec cmd_specs[] = {
 	  "serve Prometheus metrics (default 127.0.0.1:9477)" },
 	{ "diff", PTS_CMD_DIFF, "BASE NEW",
 	  "compare two 'stat --json' recordings" },
+	{ "maps", PTS_CMD_MAPS, "-p PID|-c COMM",
+	  "what is mapped now per folio size: PMD-mapped, PTE-mapped large "
+	  "(aligned, unaligned, partial), small" },
 	{ "help", PTS_CMD_HELP, NULL, NULL },
 };
 
@@ -104,10 +107,13 @@ static const struct opt_spec opt_specs[] = {
 	  .help = "only this process (tgid)" },
 	{ .name = "comm", .val = 'c', .arg = "COMM",
 	  .help = "only tasks with this command name" },
-	{ .name = "interval", .val = 'i', .arg = "S", .cmds = CMD(PTS_CMD_TOP),
-	  .help = "refresh interval in seconds, at least 0.01", .dflt = "1" },
+	{ .name = "interval", .val = 'i', .arg = "S",
+	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_MAPS),
+	  .help = "refresh interval in seconds, at least 0.01; maps reports "
+		  "once without it", .dflt = "1" },
 	{ .name = "duration", .val = 'd', .arg = "S",
-	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_SNOOP) | CMD(PTS_CMD_EXPORT),
+	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_SNOOP) | CMD(PTS_CMD_EXPORT) |
+		  CMD(PTS_CMD_MAPS),
 	  .help = "stop after S seconds", .dflt = "until Ctrl-C" },
 	{ .name = "rows", .val = 'r', .arg = "N", .cmds = CMD(PTS_CMD_TOP),
 	  .help = "per-process rows", .dflt = "20" },
@@ -151,7 +157,8 @@ static const char examples[] =
 "  ptscope stat -- stress-ng --bigheap 1 -t 5\n"
 "  ptscope top -i 2 -c stress-ng       # live, refresh every 2 s\n"
 "  ptscope top --listen 127.0.0.1:9477 # live view and Prometheus at once\n"
-"  ptscope stat --json -o run.json -- ./workload\n";
+"  ptscope stat --json -o run.json -- ./workload\n"
+"  ptscope maps -p 1234                # its folios by size, PMD or PTE mapped\n";
 
 /* @words joined by @sep, the last two by @last: "a, b or c" */
 static void join(char *buf, size_t len, const char **words, int n,
@@ -460,6 +467,7 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 		    opts->interval_s < PTS_MIN_INTERVAL_S)
 			return bad_value("-i", arg, "seconds, at least 0.01", err,
 					 errlen);
+		opts->interval_set = true;
 		return 0;
 	case 'd':
 		if (parse_seconds(arg, &opts->duration_s))
@@ -619,6 +627,11 @@ int options_parse(int argc, char **argv, struct pts_options *opts,
 		return 0;
 	if (opts->cmd == PTS_CMD_DIFF)
 		return parse_diff_args(argc, argv, opts, err, errlen);
+	if (opts->cmd == PTS_CMD_MAPS && !opts->pid == !opts->comm[0]) {
+		snprintf(err, errlen, "maps needs either -p PID or -c COMM: "
+			 "ptscope maps -p PID");
+		return 2;
+	}
 	if (opts->cmd == PTS_CMD_STAT) {
 		if (optind >= argc) {
 			snprintf(err, errlen, "stat needs a command: "

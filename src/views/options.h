@@ -15,6 +15,7 @@ enum pts_command {
 	PTS_CMD_SNOOP,
 	PTS_CMD_EXPORT,
 	PTS_CMD_DIFF,
+	PTS_CMD_MAPS,
 	PTS_CMD_HELP,
 	PTS_CMD_VERSION,
 };
@@ -35,6 +36,7 @@ struct pts_options {
 	pid_t pid;			/* -p: 0 for any */
 	char comm[PTS_COMM_LEN];	/* -c: "" for any */
 	double interval_s;		/* -i */
+	bool interval_set;		/* -i given: maps refreshes */
 	double duration_s;		/* -d: 0 for until Ctrl-C */
 	bool json;
 	const char *output;		/* -o FILE */

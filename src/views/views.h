@@ -11,6 +11,7 @@ int view_top(const struct pts_options *opts);
 int view_snoop(const struct pts_options *opts);
 int view_export(const struct pts_options *opts);
 int view_diff(const struct pts_options *opts);
+int view_maps(const struct pts_options *opts);
 
 struct pts_snapshot;
 /* top's per-process order: by @key, largest first, then by pid */

@@ -641,6 +641,30 @@ static void test_usage_options_parse(void **state)
 	free(text);
 }
 
+/* maps takes exactly one of -p and -c; -i (given) makes it refresh */
+static void test_maps(void **state)
+{
+	char *pid[] = { "ptscope", "maps", "-p", "42", "--json", NULL };
+	char *comm_i[] = { "ptscope", "maps", "-c", "java", "-i", "2", NULL };
+	char *none[] = { "ptscope", "maps", NULL };
+	char *both[] = { "ptscope", "maps", "-p", "42", "-c", "java", NULL };
+	char *extra[] = { "ptscope", "maps", "-p", "42", "43", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(pid), pid, &opts);
+	assert_int_equal(opts.cmd, PTS_CMD_MAPS);
+	assert_int_equal(opts.pid, 42);
+	assert_true(opts.json);
+	assert_false(opts.interval_set);
+	assert_parse_ok(ARGC(comm_i), comm_i, &opts);
+	assert_string_equal(opts.comm, "java");
+	assert_true(opts.interval_set);
+	assert_true(opts.interval_s == 2.0);
+	USAGE_ERROR(none, "maps needs either -p PID or -c COMM");
+	USAGE_ERROR(both, "maps needs either -p PID or -c COMM");
+	USAGE_ERROR(extra, "unexpected argument '43'");
+}
+
 int main(void)
 {
 	char *first[] = { "ptscope", NULL };
@@ -681,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_bpf_stats_opt_in),
 		cmocka_unit_test(test_usage_lists_opt_in_metrics),
 		cmocka_unit_test(test_usage_options_parse),
+		cmocka_unit_test(test_maps),
 	};
 
 	/* glibc's getopt initializes on this first call, as in ptscope */

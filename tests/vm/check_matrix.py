@@ -453,18 +453,23 @@ def level_units(label, mode, cases):
     return units
 
 
-def main():
-    label, path = sys.argv[1], sys.argv[2]
-    # ptscope-cases per mode; test_matrix.sh gives the guest the same
-    cases = int(sys.argv[3]) if len(sys.argv) > 3 else 100
-    units = [u for mode in ("fentry", "kprobe")
-             for u in mode_units(label, mode, cases)]
+def check_units(label, path, units):
+    """plan UNITS (name, checks, fn(blocks)) and a boot check, parse the
+    console output at PATH, run them"""
     plan(1 + sum(checks for _, checks, _ in units))
     kernel, blocks = parse(path)
     tap(kernel is not None, "%s: booted %s" % (label, " ".join(kernel or ["?"])))
     for name, checks, check in units:
         with unit(name, checks):
             check(blocks)
+
+
+def main():
+    label, path = sys.argv[1], sys.argv[2]
+    # ptscope-cases per mode; test_matrix.sh gives the guest the same
+    cases = int(sys.argv[3]) if len(sys.argv) > 3 else 100
+    check_units(label, path, [u for mode in ("fentry", "kprobe")
+                              for u in mode_units(label, mode, cases)])
 
 
 if __name__ == "__main__":
