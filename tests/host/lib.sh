@@ -69,6 +69,24 @@ stat_json() {
 	fi
 }
 
+# free_port: a TCP port on 127.0.0.1 nobody listens on now
+free_port() {
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# wait_for SECONDS CMD...: run CMD every 0.2 s until it succeeds
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge "$deadline" ] && return 1
+		sleep 0.2
+	done
+}
+
 require_root() {
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "not ok 1 - live tests need root"

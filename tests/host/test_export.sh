@@ -20,23 +20,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-	python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
-}
-
-# wait_for SECONDS CMD...: run CMD every 0.2 s until it succeeds
-wait_for() {
-	local deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge "$deadline" ] && return 1
-		sleep 0.2
-	done
-}
-
 # scrape OUT [CURL ARGS...]: prints "HTTP_CODE CONTENT_TYPE"
 scrape() {
 	local out=$1

@@ -14,10 +14,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-PORT=$(python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])')
+PORT=$(free_port)
 "$PTSCOPE" export --listen "127.0.0.1:$PORT" >/dev/null 2>"$TMP/export.err" &
 EXPORTER=$!
 for _ in $(seq 300); do
