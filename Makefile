@@ -65,7 +65,7 @@ KERNEL_VARIANTS := patched batching fix
 .PHONY: fuzz-levels all deps deps-static deps-vm deps-kernel static check unit-check tree-check \
 	host-check harness-check san san-check fuzz fuzz-build \
 	vm-check kernel kernel-check demo bench bench-overhead bench-overhead-vm \
-	install clean
+	install install-bench clean
 
 all: $(PTSCOPE) $(BENCH) $(CASES) $(FLOOR)
 
@@ -96,7 +96,7 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 
 $(OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(PTSCOPE): $(LIB_OBJS) $(OUT)/$(ARCH)/main.o
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
@@ -292,11 +292,21 @@ VM_ROUNDS ?= 3
 bench-overhead-vm: deps-vm static
 	./tests/vm/bench_overhead.sh $(KERNEL) $(VM_ROUNDS)
 
-install: all
+# What a box that runs ptscope needs: the binary, its man page, the
+# dashboards and rules (every file in dashboards/), the bash completion.
+# install-bench adds the workloads.
+DASHBOARDS := $(wildcard dashboards/*)
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+install: $(PTSCOPE)
 	install -D -m 0755 $(PTSCOPE) $(DESTDIR)$(PREFIX)/sbin/ptscope
+	install -D -m 0644 man/ptscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/ptscope.8
+	install -d $(DESTDIR)$(PREFIX)/share/ptscope
+	install -m 0644 $(DASHBOARDS) $(DESTDIR)$(PREFIX)/share/ptscope/
+	install -D -m 0644 completions/ptscope $(DESTDIR)$(BASHCOMPDIR)/ptscope
+
+install-bench: $(BENCH) $(FLOOR)
 	install -D -m 0755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/ptscope-bench
 	install -D -m 0755 $(FLOOR) $(DESTDIR)$(PREFIX)/bin/ptscope-floor
-	install -D -m 0644 man/ptscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/ptscope.8
 
 clean:
 	rm -rf $(OUT)
