@@ -59,13 +59,16 @@ VM_KERNELS ?= 6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64
 DEPS_KERNEL_PKGS := linux-source-6.12:all flex bison dwarves:all bc libssl-dev \
 	libelf-dev git perl xz-utils
 KERNEL_VARIANTS := patched batching fix
+# make deb: debhelper and dpkg-dev build the package, lintian checks it
+DEPS_DEB_PKGS := debhelper dpkg-dev lintian
 
 .SECONDARY:
 
-.PHONY: fuzz-levels all deps deps-static deps-vm deps-kernel static check unit-check tree-check \
+.PHONY: fuzz-levels all deps deps-static deps-vm deps-kernel deps-deb deb \
+	install install-bench static check unit-check tree-check \
 	host-check harness-check san san-check fuzz fuzz-build \
 	vm-check kernel kernel-check demo bench bench-overhead bench-overhead-vm \
-	install install-bench clean
+	clean
 
 all: $(PTSCOPE) $(BENCH) $(CASES) $(FLOOR)
 
@@ -80,6 +83,9 @@ deps-vm: deps-static
 
 deps-kernel: deps
 	@./tests/deps.sh $(DEPS_KERNEL_PKGS)
+
+deps-deb: deps
+	@./tests/deps.sh $(DEPS_DEB_PKGS)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h include/ptscope/ptscope.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(BPF_OUT)
@@ -294,7 +300,7 @@ bench-overhead-vm: deps-vm static
 
 # What a box that runs ptscope needs: the binary, its man page, the
 # dashboards and rules (every file in dashboards/), the bash completion.
-# install-bench adds the workloads.
+# debian/rules installs exactly this; install-bench adds the workloads.
 DASHBOARDS := $(wildcard dashboards/*)
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 install: $(PTSCOPE)
@@ -307,6 +313,25 @@ install: $(PTSCOPE)
 install-bench: $(BENCH) $(FLOOR)
 	install -D -m 0755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/ptscope-bench
 	install -D -m 0755 $(FLOOR) $(DESTDIR)$(PREFIX)/bin/ptscope-floor
+
+# The Debian package (debian/), ptscope_VERSION_ARCH.deb in build/deb/,
+# with the source package (.dsc, .tar.xz) and the .changes that lintian
+# reads both from.  dpkg-buildpackage writes its results next to the
+# source directory, so it builds a copy of the tree (the files git tracks,
+# and new ones it does not ignore, as they are now) in build/deb/src: the
+# checkout stays clean and the package never holds a stale build/.
+# debian/rules checks that src/main.c, debian/changelog and the man page
+# name one version.
+DEB_OUT := $(OUT)/deb
+deb: deps deps-deb
+	@git rev-parse --git-dir >/dev/null || \
+		{ echo "make deb: needs a git checkout (it packages the files git lists)" >&2; exit 1; }
+	rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/src
+	{ git ls-files -z --cached --others --exclude-standard; \
+	  git ls-files -z --deleted; } | sort -z | uniq -zu | \
+		tar --null -T - -cf - | tar -xf - -C $(DEB_OUT)/src
+	cd $(DEB_OUT)/src && dpkg-buildpackage -us -uc
+	@ls $(DEB_OUT)/*.deb
 
 clean:
 	rm -rf $(OUT)
