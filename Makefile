@@ -59,8 +59,12 @@ VM_KERNELS ?= 6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64
 DEPS_KERNEL_PKGS := linux-source-6.12:all flex bison dwarves:all bc libssl-dev \
 	libelf-dev git perl xz-utils
 KERNEL_VARIANTS := patched batching fix
-# make deb: debhelper and dpkg-dev build the package, lintian checks it
-DEPS_DEB_PKGS := debhelper dpkg-dev lintian
+# make deb: debhelper and dpkg-dev build the package, lintian checks it;
+# for tests/host/test_deb.sh: systemd (systemd-analyze verify, security,
+# syscall-filter on the exporter's unit), bash-completion (the completion's
+# helpers), libcap2-bin (capsh --decode)
+DEPS_DEB_PKGS := debhelper dpkg-dev lintian systemd bash-completion \
+	libcap2-bin
 
 .SECONDARY:
 
@@ -186,8 +190,10 @@ SAN_ENV := ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1:log_path=$(ab
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1:log_path=$(abspath $(SAN_LOGS))/ubsan \
 	LSAN_OPTIONS=exitcode=86 PTSCOPE_SAN_LOGS=$(abspath $(SAN_LOGS))
 # tests/run.sh arguments: the sanitizer pass over unit and host tests
+# (not test_deb.sh: it tests the package's own ptscope, never $(PTSCOPE))
 SAN_RUN := --suite asan $(SAN_ENV) PTSCOPE=$(SAN_PTSCOPE) $(SAN_UNIT_BINS) \
-	tests/host/test_*.sh tests/san/check_reports.sh
+	$(filter-out tests/host/test_deb.sh,$(wildcard tests/host/test_*.sh)) \
+	tests/san/check_reports.sh
 
 $(SAN_OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
 	@mkdir -p $(@D)
@@ -217,7 +223,7 @@ TREE_TESTS := tests/tree/test_layers.sh
 tree-check:
 	@./tests/run.sh tree $(TREE_TESTS)
 
-host-check: deps all
+host-check: deps deps-deb all
 	@./tests/run.sh host tests/host/test_*.sh
 
 vm-check: deps-vm static
@@ -267,7 +273,7 @@ fuzz-build: $(FUZZ_BINS)
 fuzz: deps fuzz-build
 	@./tests/run.sh fuzz $(FUZZ_RUN)
 
-check: deps-vm deps-kernel
+check: deps-vm deps-kernel deps-deb
 	$(MAKE) all $(UNIT_BINS) san fuzz-build
 	$(MAKE) static
 	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
