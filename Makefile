@@ -59,13 +59,20 @@ VM_KERNELS ?= 6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64
 DEPS_KERNEL_PKGS := linux-source-6.12:all flex bison dwarves:all bc libssl-dev \
 	libelf-dev git perl xz-utils
 KERNEL_VARIANTS := patched batching fix
+# make deb: debhelper and dpkg-dev build the package, lintian checks it;
+# for tests/host/test_deb.sh: systemd (systemd-analyze verify, security,
+# syscall-filter on the exporter's unit), bash-completion (the completion's
+# helpers), libcap2-bin (capsh --decode)
+DEPS_DEB_PKGS := debhelper dpkg-dev lintian systemd bash-completion \
+	libcap2-bin
 
 .SECONDARY:
 
-.PHONY: fuzz-levels all deps deps-static deps-vm deps-kernel static check unit-check tree-check \
+.PHONY: fuzz-levels all deps deps-static deps-vm deps-kernel deps-deb deb \
+	install install-bench static check unit-check tree-check \
 	host-check harness-check san san-check fuzz fuzz-build \
 	vm-check kernel kernel-check demo bench bench-overhead bench-overhead-vm \
-	install clean
+	clean
 
 all: $(PTSCOPE) $(BENCH) $(CASES) $(FLOOR)
 
@@ -80,6 +87,9 @@ deps-vm: deps-static
 
 deps-kernel: deps
 	@./tests/deps.sh $(DEPS_KERNEL_PKGS)
+
+deps-deb: deps
+	@./tests/deps.sh $(DEPS_DEB_PKGS)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h include/ptscope/ptscope.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(BPF_OUT)
@@ -96,7 +106,7 @@ $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 
 $(OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(PTSCOPE): $(LIB_OBJS) $(OUT)/$(ARCH)/main.o
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
@@ -180,8 +190,10 @@ SAN_ENV := ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1:log_path=$(ab
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1:log_path=$(abspath $(SAN_LOGS))/ubsan \
 	LSAN_OPTIONS=exitcode=86 PTSCOPE_SAN_LOGS=$(abspath $(SAN_LOGS))
 # tests/run.sh arguments: the sanitizer pass over unit and host tests
+# (not test_deb.sh: it tests the package's own ptscope, never $(PTSCOPE))
 SAN_RUN := --suite asan $(SAN_ENV) PTSCOPE=$(SAN_PTSCOPE) $(SAN_UNIT_BINS) \
-	tests/host/test_*.sh tests/san/check_reports.sh
+	$(filter-out tests/host/test_deb.sh,$(wildcard tests/host/test_*.sh)) \
+	tests/san/check_reports.sh
 
 $(SAN_OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
 	@mkdir -p $(@D)
@@ -213,7 +225,7 @@ TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh
 tree-check:
 	@./tests/run.sh tree $(TREE_TESTS)
 
-host-check: deps all
+host-check: deps deps-deb all
 	@./tests/run.sh host tests/host/test_*.sh
 
 vm-check: deps-vm static
@@ -263,7 +275,7 @@ fuzz-build: $(FUZZ_BINS)
 fuzz: deps fuzz-build
 	@./tests/run.sh fuzz $(FUZZ_RUN)
 
-check: deps-vm deps-kernel
+check: deps-vm deps-kernel deps-deb
 	$(MAKE) all $(UNIT_BINS) san fuzz-build
 	$(MAKE) static
 	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
@@ -294,14 +306,40 @@ VM_ROUNDS ?= 3
 bench-overhead-vm: deps-vm static
 	./tests/vm/bench_overhead.sh $(KERNEL) $(VM_ROUNDS)
 
-install: all
+# What a box that runs ptscope needs: the binary, its man page, the
+# dashboards and rules (every file in dashboards/), the bash completion.
+# debian/rules installs exactly this; install-bench adds the workloads.
+DASHBOARDS := $(wildcard dashboards/*)
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+install: $(PTSCOPE)
 	install -D -m 0755 $(PTSCOPE) $(DESTDIR)$(PREFIX)/sbin/ptscope
+	install -D -m 0644 man/ptscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/ptscope.8
+	install -d $(DESTDIR)$(PREFIX)/share/ptscope
+	install -m 0644 $(DASHBOARDS) $(DESTDIR)$(PREFIX)/share/ptscope/
+	install -D -m 0644 completions/ptscope $(DESTDIR)$(BASHCOMPDIR)/ptscope
+
+install-bench: $(BENCH) $(FLOOR)
 	install -D -m 0755 $(BENCH) $(DESTDIR)$(PREFIX)/bin/ptscope-bench
 	install -D -m 0755 $(FLOOR) $(DESTDIR)$(PREFIX)/bin/ptscope-floor
-	install -D -m 0644 man/ptscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/ptscope.8
-	install -D -m 0644 dashboards/ptscope.json $(DESTDIR)$(PREFIX)/share/ptscope/ptscope.json
-	install -D -m 0644 dashboards/ptscope.rules.yml \
-		$(DESTDIR)$(PREFIX)/share/ptscope/ptscope.rules.yml
+
+# The Debian package (debian/), ptscope_VERSION_ARCH.deb in build/deb/,
+# with the source package (.dsc, .tar.xz) and the .changes that lintian
+# reads both from.  dpkg-buildpackage writes its results next to the
+# source directory, so it builds a copy of the tree (the files git tracks,
+# and new ones it does not ignore, as they are now) in build/deb/src: the
+# checkout stays clean and the package never holds a stale build/.
+# debian/rules checks that src/main.c, debian/changelog and the man page
+# name one version.
+DEB_OUT := $(OUT)/deb
+deb: deps deps-deb
+	@git rev-parse --git-dir >/dev/null || \
+		{ echo "make deb: needs a git checkout (it packages the files git lists)" >&2; exit 1; }
+	rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/src
+	{ git ls-files -z --cached --others --exclude-standard; \
+	  git ls-files -z --deleted; } | sort -z | uniq -zu | \
+		tar --null -T - -cf - | tar -xf - -C $(DEB_OUT)/src
+	cd $(DEB_OUT)/src && dpkg-buildpackage -us -uc
+	@ls $(DEB_OUT)/*.deb
 
 clean:
 	rm -rf $(OUT)
