@@ -114,6 +114,9 @@ fetch_backports() {
     read -r flavour deb_arch bin_sha base_sha <<<"$(bpo_pin "$ARCH")"
     root=$CACHE_ROOT/apt-bpo
     mkdir -p "$root/lists/partial" "$root/cache/archives/partial"
+    # one apt at a time on the private lists (the matrix boots in parallel)
+    exec 8>"$root/.lock"
+    flock 8
     echo "deb ${PTSCOPE_DEBIAN_MIRROR:-http://deb.debian.org/debian} trixie-backports main" \
         >"$root/sources.list"
     log "updating the private trixie-backports lists in $root"

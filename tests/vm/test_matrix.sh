@@ -2,12 +2,13 @@
 # The qemu kernel matrix: boot each Debian cloud kernel with static ptscope
 # and the bench, run tests/vm/scenarios/mremap-matrix.sh inside, and check
 # every report against the workload geometry (tests/vm/check_matrix.py).
-# VM_KERNELS picks a subset, e.g. VM_KERNELS="6.12-amd64".  A kernel that
-# does not boot or attach is a failure, never a skip.
+# VM_KERNELS picks a subset, e.g. VM_KERNELS="6.12-amd64"; VM_JOBS guests
+# boot at a time (default 2).  A kernel that does not boot or attach is a
+# failure, never a skip.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-kernels=${VM_KERNELS:-6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64}
+kernels=${VM_KERNELS:-6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64 7.3-amd64 7.3-arm64}
 work=$(mktemp -d /tmp/ptscope-vm.XXXXXX)
 # PTSCOPE_KEEP=1 keeps the consoles and reports for a look afterwards
 if [ "${PTSCOPE_KEEP:-0}" = 1 ]; then
@@ -30,10 +31,27 @@ static_dir() {
 	esac
 }
 
-for k in $kernels; do
-	version=${k%%-*}
-	arch=${k#*-}		# amd64, arm64 or arm64-16k
+# boot_one KERNEL: boot it with the matrix scenario; its console, output,
+# exit status and seconds land in $work/KERNEL.*
+boot_one() {
+	local k=$1 version=${1%%-*} arch=${1#*-} guest_arch bin initrd start
 	guest_arch=${arch%-16k}	# what the initramfs binaries are built for
+	bin=$(static_dir "$arch")
+	initrd="$work/$guest_arch.cpio.gz"
+	start=$(date +%s)
+	PTSCOPE_VM_LOG="$work/$k.console" \
+	PTSCOPE_VM_APPEND="ptscope.seed=$seed ptscope.cases=$cases" \
+		"$here/boot.sh" "$version" "$arch" "$initrd" \
+		"${VM_TIMEOUT:-1500}" >"$work/$k.out" 2>"$work/$k.err"
+	echo $? >"$work/$k.rc"
+	echo $(( $(date +%s) - start )) >"$work/$k.seconds"
+}
+
+# the initramfs per guest arch, once
+booted=
+for k in $kernels; do
+	arch=${k#*-}
+	guest_arch=${arch%-16k}
 	bin=$(static_dir "$arch")
 	initrd="$work/$guest_arch.cpio.gz"
 	if [ ! -x "$bin/ptscope" ]; then
@@ -44,24 +62,40 @@ for k in $kernels; do
 	   ! "$here/mkinitramfs.sh" "$initrd" "$guest_arch" "$here/scenarios/mremap-matrix.sh" \
 		"$bin/ptscope" "$bin/ptscope-bench" "$bin/ptscope-cases" \
 		"$bin/ptscope-floor" "$top/bench/overhead.sh:/lib/overhead.sh" \
-		"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" >"$work/mkinitramfs.log" 2>&1; then
+		"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" \
+		"$here/scenarios/maps.sh:/lib/ptscope-maps.sh" >"$work/mkinitramfs.log" 2>&1; then
 		fail "$k: initramfs: $(tail -n1 "$work/mkinitramfs.log")"
 		continue
 	fi
-	start=$(date +%s)
-	PTSCOPE_VM_LOG="$work/$k.console" \
-	PTSCOPE_VM_APPEND="ptscope.seed=$seed ptscope.cases=$cases" \
-		"$here/boot.sh" "$version" "$arch" "$initrd" \
-		"${VM_TIMEOUT:-1500}" >"$work/$k.out" 2>"$work/$k.err"
-	rc=$?
-	echo "# $k: $(( $(date +%s) - start )) s in the VM (boot.sh rc $rc)"
+	booted="$booted $k"
+done
+
+# VM_JOBS guests at a time (default 2): an amd64 guest runs TCG on one
+# host thread (boot.sh), so a second guest uses the other core; the
+# checks below run in the kernels' order either way
+jobs=${VM_JOBS:-2}
+running=0
+for k in $booted; do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	boot_one "$k" &
+	running=$((running + 1))
+done
+wait
+
+for k in $booted; do
+	rc=$(cat "$work/$k.rc" 2>/dev/null || echo "?")
+	echo "# $k: $(cat "$work/$k.seconds" 2>/dev/null) s in the VM (boot.sh rc $rc)"
 	check_console "$k" "$work/$k.console"
-	if [ $rc -ne 0 ]; then
+	if [ "$rc" != 0 ]; then
 		fail "$k: VM failed (rc $rc): $(tail -n2 "$work/$k.err" | tr '\n' ' ')"
 		tail -n 20 "$work/$k.console" 2>/dev/null | sed 's/^/#   /'
 		continue
 	fi
 	# continue the TAP numbering across kernels
 	run_checker "$k" python3 "$here/check_matrix.py" "$k" "$work/$k.out" "$cases"
+	run_checker "$k maps" python3 "$here/check_maps.py" "$k" "$work/$k.out"
 done
 tap_finish

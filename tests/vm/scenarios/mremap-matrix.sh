@@ -6,6 +6,7 @@
 # Runs under busybox sh in the initramfs; helpers in lib.sh.
 
 . /lib/ptscope-scenarios.sh
+. /lib/ptscope-maps.sh
 
 echo madvise >$THP/enabled
 echo madvise >$THP/defrag
@@ -56,6 +57,9 @@ overhead_tiny() {
 }
 
 echo "@@KERNEL $(uname -r) $(uname -m)"
+# what is mapped now (ptscope maps): procfs only, the same in every mode
+maps_scenarios
+echo madvise >$THP/enabled
 for mode in fentry kprobe; do
 	probe "$mode"
 	if grep -Eq '^  thp\.fault_alloc +exact +'"$mode" /tmp/probe.txt; then
