@@ -66,7 +66,12 @@ enum pts_counter {
 	PTS_C_FAULT_ALLOC,	/* + order */
 	PTS_C_FAULT_FALLBACK = PTS_C_FAULT_ALLOC + PTS_MAX_ORDER,	/* + order */
 	PTS_C_FAULT_FALLBACK_CHARGE = PTS_C_FAULT_FALLBACK + PTS_MAX_ORDER, /* + order */
-	PTS_C_FAULT_ZERO_PAGE,	/* read faults that mapped the huge zero page */
+	/*
+	 * read faults that mapped the huge zero page; after all orders of
+	 * the charge fallbacks (this sat at their order 1, and their orders
+	 * 2-15 on the khugepaged results)
+	 */
+	PTS_C_FAULT_ZERO_PAGE = PTS_C_FAULT_FALLBACK_CHARGE + PTS_MAX_ORDER,
 	PTS_C_COLLAPSE,		/* + status */
 	PTS_C_DROP_START_MAP = PTS_C_COLLAPSE + PTS_COLLAPSE_STATUSES,
 	PTS_C_DROP_PROC_MAP,	/* + rows of dead processes evicted (collector) */
