@@ -3,7 +3,8 @@
  * Unit tests for src/data/cgroup.c: where cgroup v2 is mounted
  * (mountinfo), --cgroup PATH to a directory and its id, ids back to
  * paths, on a fake tree in a temporary directory (its own file system
- * type stands in for cgroup2's, inode numbers for cgroup ids).
+ * type stands in for cgroup2's, inode numbers for cgroup ids); and that
+ * the per-cgroup rows count what the output schema says they hold.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include "data/cgroup.h"
+#include "data/schema.h"
 
 static char tree[64];		/* the fake cgroup v2 mount */
 static char err[2 * PATH_MAX + 200];
@@ -246,6 +248,49 @@ static void test_names(void **state)
 	cgroup_names_free(names);
 }
 
+/*
+ * What the rows hold is what the schema says they hold: each per-cgroup
+ * field is an mremap class counter (counted once per call at its exit,
+ * cgroup_mremap()) or one count_add() counts per cgroup
+ * (pts_cgroup_counted()); and every index count_add() counts per cgroup
+ * is shown by some per-cgroup field.
+ */
+static void test_rows_match_schema(void **state)
+{
+	bool shown[PTS_CG_NR_COUNTERS] = { false };
+	const struct pts_field *f;
+	unsigned int i, idx;
+	size_t r;
+
+	(void)state;
+	for (r = 0; r < pts_nr_fields; r++) {
+		f = &pts_fields[r];
+		if (!schema_field_per_cgroup(f))
+			continue;
+		for (i = 0; i < schema_label_count(f); i++) {
+			idx = (unsigned int)f->index + i;
+			assert_true(idx < PTS_CG_NR_COUNTERS);
+			shown[idx] = true;
+			if (idx < PTS_C_MPT_CALLS)
+				continue;	/* the mremap classes */
+			if (!pts_cgroup_counted(idx))
+				fail_msg("%s.%s: index %u is not counted per "
+					 "cgroup", f->section->key, f->key, idx);
+		}
+	}
+	for (idx = 0; idx < PTS_CG_NR_COUNTERS; idx++)
+		if (pts_cgroup_counted(idx) && !shown[idx])
+			fail_msg("index %u is counted per cgroup, no field "
+				 "shows it", idx);
+	assert_true(schema_field_per_cgroup(schema_find("mremap", "calls")));
+	assert_false(schema_field_per_cgroup(schema_find("mremap",
+							 "latency_ns")));
+	assert_false(schema_field_per_cgroup(schema_find("mremap",
+							 "dontunmap_calls")));
+	assert_false(schema_field_per_cgroup(schema_find("move_page_tables",
+							 "calls")));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +301,7 @@ int main(void)
 						teardown_tree),
 		cmocka_unit_test_setup_teardown(test_names, setup_tree,
 						teardown_tree),
+		cmocka_unit_test(test_rows_match_schema),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
