@@ -67,7 +67,8 @@ static int read_totals(void *ctx, struct pts_snapshot *snap)
 }
 
 /* what the exporter serves of @s */
-static void export_source(struct pts_session *s, struct pts_export_source *src)
+static void export_source(struct pts_session *s, struct pts_export_source *src,
+			  const struct pts_options *opts)
 {
 	*src = (struct pts_export_source){
 		.read = read_totals,
@@ -75,6 +76,7 @@ static void export_source(struct pts_session *s, struct pts_export_source *src)
 		.eng = &s->eng,
 		.kf = &s->kf,
 		.page_size = s->rep.page_size,
+		.cgroup_labels = (size_t)opts->cgroup_labels,
 	};
 	src->progs = session_programs(s, &src->nr_progs);
 }
@@ -100,7 +102,7 @@ int view_serve_start(struct pts_session *s, struct pts_export_source *src,
 	}
 	if (!*ex)
 		return 0;
-	export_source(s, src);
+	export_source(s, src, opts);
 	signals_hold();
 	ret = exporter_start(*ex, src);
 	if (ret) {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for src/data/cgroup.c: where cgroup v2 is mounted
- * (mountinfo), --cgroup PATH to a directory and its id, ids back to
- * paths, on a fake tree in a temporary directory (its own file system
- * type stands in for cgroup2's, inode numbers for cgroup ids); and that
- * the per-cgroup rows count what the output schema says they hold.
+ * Unit tests for src/data/cgroup.c and cgroup_rank.c: where cgroup v2 is
+ * mounted (mountinfo), --cgroup PATH to a directory and its id, ids back
+ * to paths, on a fake tree in a temporary directory (its own file system
+ * type stands in for cgroup2's, inode numbers for cgroup ids); the
+ * busiest cgroups and the sum of the others; and that the rows count what
+ * the output schema says they hold.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include "data/cgroup.h"
+#include "data/cgroup_rank.h"
 #include "data/schema.h"
 
 static char tree[64];		/* the fake cgroup v2 mount */
@@ -248,6 +250,72 @@ static void test_names(void **state)
 	cgroup_names_free(names);
 }
 
+/* an entry with @calls pmd mremap calls and @faults 2M faults */
+static void set_row(struct pts_cgroup_entry *e, __u64 id, __u64 calls,
+		    __u64 faults)
+{
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	e->stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = calls;
+	e->stats.v[PTS_C_MREMAP_OLD_BYTES + PTS_MREMAP_PMD] = calls << 21;
+	e->stats.v[PTS_C_FAULT_ALLOC + 9] = faults;
+	e->stats.mremap_ns = calls * 1000;
+}
+
+static void assert_fold_sums(const struct pts_snapshot *snap,
+			     const struct pts_cgroup_fold *fold)
+{
+	__u64 sum;
+	size_t i, w;
+
+	for (w = 0; w < PTS_CG_NR_COUNTERS; w++) {
+		sum = fold->other.v[w];
+		for (i = 0; i < fold->nr_top; i++)
+			sum += fold->top[i]->stats.v[w];
+		for (i = 0; i < snap->nr_cgroups; i++)
+			sum -= snap->cgroups[i].stats.v[w];
+		assert_int_equal(sum, 0);
+	}
+	assert_int_equal(fold->nr_top + fold->folded, snap->nr_cgroups);
+}
+
+/* the busiest (mremap calls + faults), ties by id; the rest summed */
+static void test_fold(void **state)
+{
+	struct pts_cgroup_entry rows[4];
+	struct pts_snapshot snap = { .cgroups = rows, .nr_cgroups = 4,
+				     .has_cgroups = true };
+	struct pts_cgroup_fold fold;
+	size_t limit;
+
+	(void)state;
+	set_row(&rows[0], 10, 5, 0);	/* activity 5 */
+	set_row(&rows[1], 30, 3, 6);	/* 9 */
+	set_row(&rows[2], 20, 9, 0);	/* 9, lower id than 30 */
+	set_row(&rows[3], 40, 0, 1);	/* 1 */
+	assert_int_equal(cgroup_activity(&rows[1].stats), 9);
+	assert_int_equal(cgroup_fold(&snap, 2, &fold), 0);
+	assert_int_equal(fold.nr_top, 2);
+	assert_int_equal(fold.top[0]->id, 20);
+	assert_int_equal(fold.top[1]->id, 30);
+	assert_int_equal(fold.folded, 2);
+	assert_int_equal(fold.other.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD], 5);
+	assert_int_equal(fold.other.v[PTS_C_FAULT_ALLOC + 9], 1);
+	assert_int_equal(fold.other.mremap_ns, 5000);
+	assert_fold_sums(&snap, &fold);
+	cgroup_fold_free(&fold);
+	for (limit = 0; limit <= 5; limit++) {
+		assert_int_equal(cgroup_fold(&snap, limit, &fold), 0);
+		assert_int_equal(fold.nr_top, limit < 4 ? limit : 4);
+		assert_fold_sums(&snap, &fold);
+		cgroup_fold_free(&fold);
+	}
+	snap.nr_cgroups = 0;
+	assert_int_equal(cgroup_fold(&snap, 3, &fold), 0);
+	assert_int_equal(fold.nr_top + fold.folded, 0);
+	cgroup_fold_free(&fold);
+}
+
 /*
  * What the rows hold is what the schema says they hold: each per-cgroup
  * field is an mremap class counter (counted once per call at its exit,
@@ -301,6 +369,7 @@ int main(void)
 						teardown_tree),
 		cmocka_unit_test_setup_teardown(test_names, setup_tree,
 						teardown_tree),
+		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_rows_match_schema),
 	};
 
