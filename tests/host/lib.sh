@@ -1,5 +1,6 @@
-# Shared by the live tests in tests/host/: TAP output, JSON access, and
-# running the bench workloads under "ptscope stat".
+# Shared by the live tests in tests/host/: TAP output, JSON access,
+# running the bench workloads under "ptscope stat", and waiting for and
+# reading an exporter.
 # shellcheck shell=bash
 set -u
 PTSCOPE=${PTSCOPE:-build/ptscope}
@@ -67,6 +68,31 @@ stat_json() {
 		sed 's/^/#   /' "$TMP/stat.err"
 		return 1
 	fi
+}
+
+# wait_for SECONDS CMD...: run CMD every 0.2 s until it succeeds
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge "$deadline" ] && return 1
+		sleep 0.2
+	done
+}
+
+# a TCP port free on 127.0.0.1 now, for an exporter to listen on
+free_port() {
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# value FILE SERIES: the sample value of an exact series on a /metrics
+# page, nothing when the series is absent (so check_eq fails and minus
+# gives nothing)
+value() {
+	awk -v s="$2" '$1 == s { print $2 }' "$1"
 }
 
 require_root() {

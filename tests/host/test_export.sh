@@ -20,35 +20,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-	python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
-}
-
-# wait_for SECONDS CMD...: run CMD every 0.2 s until it succeeds
-wait_for() {
-	local deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge "$deadline" ] && return 1
-		sleep 0.2
-	done
-}
-
 # scrape OUT [CURL ARGS...]: prints "HTTP_CODE CONTENT_TYPE"
 scrape() {
 	local out=$1
 	shift
 	curl -sS --max-time 10 -o "$out" -w '%{http_code} %{content_type}' \
 		"$@" "http://127.0.0.1:$PORT/metrics"
-}
-
-# value FILE SERIES: the sample value of an exact series, nothing when the
-# series is absent (so check_eq fails and minus gives nothing)
-value() {
-	awk -v s="$2" '$1 == s { print $2 }' "$1"
 }
 
 # check_delta NAME WANT SERIES: SERIES in after.txt minus before.txt; a
