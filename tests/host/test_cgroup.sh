@@ -1,15 +1,16 @@
 #!/bin/bash
 # cgroup v2 on this kernel: per-cgroup rows in stat and top equal the
-# geometry of a workload in each of two cgroups, --cgroup filters to a
-# cgroup and the cgroups below it, export labels the busiest cgroup and
-# sums the rest as "other" (the sum over cgroups is the unlabelled total),
-# and a bad --cgroup exits 2.  The two cgroups live under a parent of this
+# geometry of a workload in each of two cgroups, --cgroup filters stat and
+# snoop to a cgroup and stat, top and export to the cgroups below one,
+# export labels the busiest cgroup and sums the rest as "other" (the sum
+# over cgroups is the unlabelled total), and a bad --cgroup exits 2.  The two cgroups live under a parent of this
 # run's own, so other tracing on the box stays out, and are removed on exit.
 . "$(dirname "$0")/lib.sh"
 require_root
 
 MiB=1048576
 TOP=
+SNOOP=
 EXPORTER=
 
 # the cgroup2 mount: /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid box
@@ -43,6 +44,7 @@ remove_cgroup() {
 
 cleanup() {
 	[ -n "$TOP" ] && kill -INT "$TOP" 2>/dev/null && wait "$TOP"
+	[ -n "$SNOOP" ] && kill -INT "$SNOOP" 2>/dev/null && wait "$SNOOP"
 	[ -n "$EXPORTER" ] && kill -INT "$EXPORTER" 2>/dev/null && wait "$EXPORTER"
 	remove_cgroup "$A"
 	remove_cgroup "$B"
@@ -163,6 +165,25 @@ print(n)' "$TMP/top.json" "${p%:*}")"
 	done
 else
 	not_ok "top --cgroup did not start: $(head -c 300 "$TMP/top.err")"
+fi
+
+# --- snoop --cgroup b: b's one mremap, none of a's three ---
+rm -f "$TMP/snoop.err"	# see wait_tracing in tests/vm/scenarios/lib.sh
+"$PTSCOPE" snoop --json --cgroup "$NAME/ptscope-test-b" >"$TMP/snoop.json" 2>"$TMP/snoop.err" &
+SNOOP=$!
+if wait_for 60 tracing "$TMP/snoop.err"; then
+	bash -c "$WORKLOADS"
+	sleep 0.5
+	kill -INT "$SNOOP"
+	wait "$SNOOP"
+	SNOOP=
+	check_eq "snoop --cgroup b: mremap events (pmd class)" "1 1" \
+		"$(python3 -c 'import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+mr = [e for e in ev if e["type"] == "mremap"]
+print(len(mr), sum(e["mremap"]["class"] == "pmd" for e in mr))' "$TMP/snoop.json")"
+else
+	not_ok "snoop --cgroup did not start: $(head -c 300 "$TMP/snoop.err")"
 fi
 
 # --- export --cgroup-labels 1: a labelled, b folded into other ---
