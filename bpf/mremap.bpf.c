@@ -154,6 +154,7 @@ static __always_inline void mremap_exit(long ret)
 		__sync_fetch_and_add(&proc->mremap_old_bytes[class], s->old_len);
 		__sync_fetch_and_add(&proc->mremap_ns, delta);
 	}
+	cgroup_mremap(class, s->old_len, s->new_len, delta);
 	mremap_event(s, ret, class, delta);
 out:
 	s->ts = 0;

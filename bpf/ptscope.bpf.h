@@ -62,6 +62,32 @@ struct {
 } traced SEC(".maps");
 
 /*
+ * Counts per cgroup v2, keyed by bpf_get_current_cgroup_id(), only with
+ * cfg.cgroup_rows.  Rows are never deleted, so a counter never goes back;
+ * when the map is full, what a new cgroup does is counted as
+ * PTS_C_DROP_CGROUP_MAP (its totals are still counted).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PTS_MAX_CGROUPS);
+	__type(key, __u64);
+	__type(value, struct pts_cgroup);
+} cgroups SEC(".maps");
+
+/*
+ * --cgroup: slot 0 holds the cgroup (a directory fd written by the
+ * frontend after attaching; until then bpf_current_task_under_cgroup()
+ * says -EAGAIN and nothing counts).  An fd array: no BTF for key and
+ * value (cgroup_array_map_ops has no map_check_btf, kernel/bpf/arraymap.c).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} cgroup_filter SEC(".maps");
+
+/*
  * The final counts of processes that exited: task.bpf.c moves a row here
  * from "procs" when the last thread of its process exits, so that "procs"
  * holds live processes only and cannot fill up with dead ones.  "stat"
@@ -190,7 +216,8 @@ THREAD_STORAGE(in_madvise, __u8);
  */
 #define mask_index(var, mask) asm volatile("%0 &= " #mask : "+r"(var))
 
-static __always_inline void count_add(__u32 idx, __u64 val)
+/* the per-CPU total only; count_add() also counts per cgroup */
+static __always_inline void total_add(__u32 idx, __u64 val)
 {
 	__u32 zero = 0;
 	struct pts_counters *c = bpf_map_lookup_elem(&counters, &zero);
@@ -199,6 +226,66 @@ static __always_inline void count_add(__u32 idx, __u64 val)
 	if (!c || idx >= PTS_NR_COUNTERS)
 		return;
 	c->v[idx] += val;
+}
+
+/* a zeroed row to create one from (struct pts_cgroup is over 512 bytes) */
+static const struct pts_cgroup cgroup_zero;
+
+/*
+ * The row of the current task's cgroup v2, created on first use; NULL
+ * when rows are off, or when the map is full (counted as a drop).
+ * bpf_get_current_cgroup_id() reads task_dfl_cgroup(current)
+ * (kernel/bpf/helpers.c), the cgroup v2 the task is in even where
+ * controllers are on v1 hierarchies.
+ */
+static __always_inline struct pts_cgroup *current_cgroup(void)
+{
+	__u64 id;
+	struct pts_cgroup *row;
+
+	if (!cfg.cgroup_rows)
+		return NULL;
+	id = bpf_get_current_cgroup_id();
+	row = bpf_map_lookup_elem(&cgroups, &id);
+	if (row)
+		return row;
+	/* EEXIST: another CPU made it meanwhile */
+	if (bpf_map_update_elem(&cgroups, &id, &cgroup_zero, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&cgroups, &id)) {
+		total_add(PTS_C_DROP_CGROUP_MAP, 1);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&cgroups, &id);
+}
+
+static __always_inline void cgroup_add(struct pts_cgroup *row, __u32 idx,
+				       __u64 val)
+{
+	opaque_index(idx);
+	if (row && idx < PTS_CG_NR_COUNTERS)
+		__sync_fetch_and_add(&row->v[idx], val);
+}
+
+/* @val at @idx, also in the cgroup's row for the levels and faults */
+static __always_inline void count_add(__u32 idx, __u64 val)
+{
+	total_add(idx, val);
+	if (pts_cgroup_counted(idx))
+		cgroup_add(current_cgroup(), idx, val);
+}
+
+/* one mremap call of @class in its cgroup's row: one lookup per call */
+static __always_inline void cgroup_mremap(__u32 class, __u64 old_len,
+					  __u64 new_len, __u64 ns)
+{
+	struct pts_cgroup *row = current_cgroup();
+
+	if (!row || class >= PTS_MREMAP_CLASSES)
+		return;
+	cgroup_add(row, PTS_C_MREMAP_CALLS + class, 1);
+	cgroup_add(row, PTS_C_MREMAP_OLD_BYTES + class, old_len);
+	cgroup_add(row, PTS_C_MREMAP_NEW_BYTES + class, new_len);
+	__sync_fetch_and_add(&row->mremap_ns, ns);
 }
 
 static __always_inline void hist_add(__u32 id, __u64 val)
@@ -234,6 +321,24 @@ static __always_inline bool comm_matches(void)
 	return true;
 }
 
+/*
+ * --cgroup: is the current task in that cgroup v2 or below it?
+ * bpf_current_task_under_cgroup() is in bpf_tracing_func_proto()
+ * (kernel/trace/bpf_trace.c) since 4.9, which kprobe, tracepoint, raw_tp
+ * and tracing (fentry, tp_btf) programs all fall back to;
+ * bpf_get_current_ancestor_cgroup_id() came to tracing programs only in
+ * 5.14.  The test is O(1): cgroup_is_descendant() compares one entry of
+ * the task's cgroup->ancestors[] (include/linux/cgroup.h), and the map
+ * holds the cgroup itself, so no level has to be computed in user space
+ * (which a cgroup namespace would get wrong).
+ */
+static __always_inline bool cgroup_matches(void)
+{
+	if (!cfg.filter_cgroup)
+		return true;
+	return bpf_current_task_under_cgroup(&cgroup_filter, 0) == 1;
+}
+
 /* Does the current task belong to what the user asked to trace? */
 static __always_inline bool task_wanted(void)
 {
@@ -243,7 +348,7 @@ static __always_inline bool task_wanted(void)
 		return false;
 	if (cfg.filter_traced && !bpf_map_lookup_elem(&traced, &tgid))
 		return false;
-	return comm_matches();
+	return cgroup_matches() && comm_matches();
 }
 
 /* The per-process entry of the current task, created on first use. */

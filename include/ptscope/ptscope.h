@@ -66,7 +66,12 @@ enum pts_counter {
 	PTS_C_FAULT_ALLOC,	/* + order */
 	PTS_C_FAULT_FALLBACK = PTS_C_FAULT_ALLOC + PTS_MAX_ORDER,	/* + order */
 	PTS_C_FAULT_FALLBACK_CHARGE = PTS_C_FAULT_FALLBACK + PTS_MAX_ORDER, /* + order */
-	PTS_C_FAULT_ZERO_PAGE,	/* read faults that mapped the huge zero page */
+	/*
+	 * read faults that mapped the huge zero page; after all orders of
+	 * the charge fallbacks (this sat at their order 1, and their orders
+	 * 2-15 on the khugepaged results)
+	 */
+	PTS_C_FAULT_ZERO_PAGE = PTS_C_FAULT_FALLBACK_CHARGE + PTS_MAX_ORDER,
 	PTS_C_COLLAPSE,		/* + status */
 	PTS_C_DROP_START_MAP = PTS_C_COLLAPSE + PTS_COLLAPSE_STATUSES,
 	PTS_C_DROP_PROC_MAP,	/* + rows of dead processes evicted (collector) */
@@ -74,8 +79,28 @@ enum pts_counter {
 	PTS_C_DROP_RINGBUF,	/* snoop events the ring buffer had no room for */
 	PTS_C_PROCS_EXITED,	/* rows moved to procs_exited */
 	PTS_C_MREMAP_DONTUNMAP,	/* successful moves with MREMAP_DONTUNMAP */
+	PTS_C_DROP_CGROUP_MAP,	/* events no per-cgroup row had room for */
 	PTS_NR_COUNTERS,
 };
+
+/*
+ * Per-cgroup rows (struct pts_cgroup) keep counters a task causes, with
+ * the indexes of struct pts_counters below PTS_C_COLLAPSE: khugepaged's
+ * collapses (a kernel thread's) and the drop counters belong to no
+ * cgroup.  The rows count the mremap classes (once per call, at its exit)
+ * and, in count_add(), the indexes pts_cgroup_counted() names: levels and
+ * faults.  move_page_tables() and vm_normal_folio() stay 0 there (the
+ * classes say what each cgroup moved; vm_normal_folio() runs per PTE
+ * batch, too often for a hash lookup each); the output schema marks the
+ * sections the rows have (per_cgroup).
+ */
+#define PTS_CG_NR_COUNTERS	PTS_C_COLLAPSE
+
+static inline int pts_cgroup_counted(unsigned int idx)
+{
+	return (idx >= PTS_C_LV_PUD_MOVED && idx <= PTS_C_LV_FOLIO_LOOKUPS) ||
+	       (idx >= PTS_C_FAULT_ALLOC && idx < PTS_CG_NR_COUNTERS);
+}
 
 /* indexes into struct pts_hists.h */
 enum pts_hist_id {
@@ -121,6 +146,17 @@ struct pts_proc {
 	__u64 fault_fallback_charge[PTS_MAX_ORDER];
 };
 
+/*
+ * Value of the "cgroups" hash, keyed by cgroup v2 id: what
+ * bpf_get_current_cgroup_id() returns, the kernfs node id of the cgroup's
+ * directory (cgroup_id(), include/linux/cgroup.h), which is also its
+ * inode number on 64-bit kernels (kernfs_ino(), include/linux/kernfs.h).
+ */
+struct pts_cgroup {
+	__u64 mremap_ns;		/* mremap latency, all classes */
+	__u64 v[PTS_CG_NR_COUNTERS];	/* struct pts_counters indexes */
+};
+
 /* read-only configuration, set by the frontend before load */
 struct pts_config {
 	__u32 filter_tgid;		/* 0: any process */
@@ -139,6 +175,10 @@ struct pts_config {
 	 * PMD entry the kernel is about to test (PTS_CFG_PMD_READ).
 	 */
 	__u64 dmap_var;
+	/* 1: only tasks in the cgroup of "cgroup_filter" or below it */
+	__u32 filter_cgroup;
+	/* 1: count per cgroup too ("cgroups"): top, stat, export's labels */
+	__u32 cgroup_rows;
 };
 
 /* the level markers include one that sees each PTE table (6.5+) */
@@ -238,5 +278,12 @@ struct pts_event {
  */
 #define PTS_MAX_EXITED		16384
 #define PTS_MAX_TRACED		10240
+/*
+ * Cgroups with a row.  Rows are never removed (a counter must not go
+ * back), so a box that makes and removes cgroups all the time fills the
+ * map: then events of new cgroups are counted as PTS_C_DROP_CGROUP_MAP.
+ * 4096 rows of 688 bytes: 2.8 MiB of kernel memory, allocated up front.
+ */
+#define PTS_MAX_CGROUPS		4096
 
 #endif /* PTSCOPE_PTSCOPE_H */

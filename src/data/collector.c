@@ -46,6 +46,22 @@ cleanup:
 	return err;
 }
 
+/* room for element @nr of @size bytes in *@v, which has room for *@cap */
+static int grow(void *v, size_t *cap, size_t nr, size_t size)
+{
+	size_t more = *cap ? *cap * 2 : 64;
+	void *bigger;
+
+	if (nr < *cap)
+		return 0;
+	bigger = realloc(*(void **)v, more * size);
+	if (!bigger)
+		return -ENOMEM;
+	*(void **)v = bigger;
+	*cap = more;
+	return 0;
+}
+
 /* Append every row of a per-process map to @snap->procs. */
 static int read_proc_map(int fd, bool exited, struct pts_snapshot *snap,
 			 size_t *cap)
@@ -59,13 +75,8 @@ static int read_proc_map(int fd, bool exited, struct pts_snapshot *snap,
 	 * merged by merge_procs().
 	 */
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (snap->nr_procs == *cap) {
-			*cap = *cap ? *cap * 2 : 64;
-			e = realloc(snap->procs, *cap * sizeof(*e));
-			if (!e)
-				return -ENOMEM;
-			snap->procs = e;
-		}
+		if (grow(&snap->procs, cap, snap->nr_procs, sizeof(*e)))
+			return -ENOMEM;
 		e = &snap->procs[snap->nr_procs];
 		key = next;
 		prev = &key;
@@ -172,14 +183,51 @@ static int read_procs(const struct pts_objects *objs, struct pts_snapshot *snap)
 	return err;
 }
 
+static int cmp_cgroup_id(const void *a, const void *b)
+{
+	const struct pts_cgroup_entry *ca = a, *cb = b;
+
+	return ca->id < cb->id ? -1 : ca->id > cb->id;
+}
+
+/* every row of the "cgroups" hash, sorted by id; rows are never deleted */
+static int read_cgroups(int fd, struct pts_snapshot *snap)
+{
+	__u64 key, next, *prev = NULL;
+	struct pts_cgroup_entry *e;
+	size_t cap = 0;
+
+	snap->has_cgroups = true;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (grow(&snap->cgroups, &cap, snap->nr_cgroups, sizeof(*e)))
+			return -ENOMEM;
+		e = &snap->cgroups[snap->nr_cgroups];
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &e->stats))
+			continue;
+		e->id = key;
+		e->path = NULL;
+		snap->nr_cgroups++;
+	}
+	if (snap->nr_cgroups)
+		qsort(snap->cgroups, snap->nr_cgroups, sizeof(*snap->cgroups),
+		      cmp_cgroup_id);
+	return 0;
+}
+
 int collector_read(const struct pts_objects *objs, struct pts_snapshot *snap)
 {
-	int err;
+	int err = 0;
 
 	memset(snap, 0, sizeof(*snap));
 	snap->mono_s = mono_seconds();
-	err = read_percpu_words(objs->counters_fd, snap->counters.v,
-				PTS_NR_COUNTERS);
+	/* first: the counters are then at least the sum of the rows */
+	if (objs->cgroups_fd >= 0)
+		err = read_cgroups(objs->cgroups_fd, snap);
+	if (!err)
+		err = read_percpu_words(objs->counters_fd, snap->counters.v,
+					PTS_NR_COUNTERS);
 	if (!err)
 		err = read_percpu_words(objs->hists_fd, (__u64 *)&snap->hists,
 					sizeof(snap->hists) / sizeof(__u64));
@@ -193,6 +241,9 @@ void snapshot_free(struct pts_snapshot *snap)
 	free(snap->procs);
 	snap->procs = NULL;
 	snap->nr_procs = 0;
+	free(snap->cgroups);
+	snap->cgroups = NULL;
+	snap->nr_cgroups = 0;
 }
 
 /* the row of @key's process in @snap (sorted by collector_read) */
@@ -219,6 +270,39 @@ static void proc_sub(struct pts_proc *out, const struct pts_proc *a,
 		wo[i] = wa[i] - wb[i];
 }
 
+/* out = now - prev per cgroup: a row new since @prev starts from zero */
+static int cgroups_delta(const struct pts_snapshot *now,
+			 const struct pts_snapshot *prev,
+			 struct pts_snapshot *out)
+{
+	static const struct pts_cgroup zero_cgroup;
+	const struct pts_cgroup_entry *e, *old;
+	const __u64 *wa, *wb;
+	__u64 *wo;
+	size_t i, w;
+
+	out->has_cgroups = now->has_cgroups;
+	if (!now->nr_cgroups)
+		return 0;
+	out->cgroups = calloc(now->nr_cgroups, sizeof(*out->cgroups));
+	if (!out->cgroups)
+		return -ENOMEM;
+	for (i = 0; i < now->nr_cgroups; i++) {
+		e = &now->cgroups[i];
+		old = prev->nr_cgroups ? bsearch(e, prev->cgroups,
+						 prev->nr_cgroups, sizeof(*e),
+						 cmp_cgroup_id) : NULL;
+		out->cgroups[i] = *e;
+		wa = (const __u64 *)&e->stats;
+		wb = (const __u64 *)(old ? &old->stats : &zero_cgroup);
+		wo = (__u64 *)&out->cgroups[i].stats;
+		for (w = 0; w < sizeof(e->stats) / sizeof(__u64); w++)
+			wo[w] = wa[w] - wb[w];
+	}
+	out->nr_cgroups = now->nr_cgroups;
+	return 0;
+}
+
 int snapshot_delta(const struct pts_snapshot *now,
 		   const struct pts_snapshot *prev, struct pts_snapshot *out)
 {
@@ -233,6 +317,8 @@ int snapshot_delta(const struct pts_snapshot *now,
 		out->counters.v[i] = now->counters.v[i] - prev->counters.v[i];
 	for (h = 0; h < PTS_NR_HISTS; h++)
 		hist_sub(&out->hists.h[h], &now->hists.h[h], &prev->hists.h[h]);
+	if (cgroups_delta(now, prev, out))
+		return -ENOMEM;
 	if (!now->nr_procs)
 		return 0;
 	out->procs = calloc(now->nr_procs, sizeof(*out->procs));
@@ -256,6 +342,32 @@ __u64 proc_total_mremap(const struct pts_proc *p)
 
 	for (i = 0; i < PTS_MREMAP_CLASSES; i++)
 		n += p->mremap_calls[i];
+	return n;
+}
+
+void cgroup_snapshot(struct pts_snapshot *view, const struct pts_cgroup *c)
+{
+	memset(view, 0, sizeof(*view));
+	memcpy(view->counters.v, c->v, sizeof(c->v));
+}
+
+__u64 cgroup_total_mremap(const struct pts_cgroup *c)
+{
+	__u64 n = 0;
+	int i;
+
+	for (i = 0; i < PTS_MREMAP_CLASSES; i++)
+		n += c->v[PTS_C_MREMAP_CALLS + i];
+	return n;
+}
+
+__u64 cgroup_total_faults(const struct pts_cgroup *c)
+{
+	__u64 n = 0;
+	int i;
+
+	for (i = 0; i < PTS_MAX_ORDER; i++)
+		n += c->v[PTS_C_FAULT_ALLOC + i] + c->v[PTS_C_FAULT_FALLBACK + i];
 	return n;
 }
 

@@ -22,17 +22,19 @@ enum {
 
 const struct pts_section pts_sections[] = {
 	[SEC_MREMAP] = { "mremap", "mremap.calls",
-			 "mremap calls by alignment class", "mremap" },
+			 "mremap calls by alignment class", "mremap",
+			 .per_cgroup = true },
 	[SEC_MPT] = { "move_page_tables", "mremap.move_page_tables",
 		      "move_page_tables", "move_page_tables" },
 	[SEC_LEVELS] = { "mremap_levels", "mremap.levels",
 			 "page-table entries moved (exec stack moves not included)",
-			 "levels" },
+			 "levels", .per_cgroup = true },
 	[SEC_FOLIO] = { "folio_lookups", "mremap.folio_lookups",
 			"vm_normal_folio() inside move_page_tables",
 			"folio_lookups" },
 	[SEC_FAULTS] = { "hugepage_faults", "thp.fault_alloc",
-			 "anonymous page faults by folio size", "faults" },
+			 "anonymous page faults by folio size", "faults",
+			 .per_cgroup = true },
 	[SEC_COLLAPSE] = { "khugepaged_collapse", "thp.collapse",
 			   "khugepaged collapses (system-wide)", "khugepaged" },
 	[SEC_DROPS] = { "drops", NULL,
@@ -293,6 +295,11 @@ const struct pts_field pts_fields[] = {
 	  .prom = "ptscope_events_dropped_total",
 	  .fixed_label = "reason", .fixed_value = "ringbuf_full",
 	  .title = "ring buffer full", .diff = "ringbuf_full" },
+	{ S(SEC_DROPS), "cgroup_map_full", PTS_FIELD_COUNTER, PTS_LABEL_NONE,
+	  PTS_UNIT_COUNT, PTS_C_DROP_CGROUP_MAP,
+	  .prom = "ptscope_events_dropped_total",
+	  .fixed_label = "reason", .fixed_value = "cgroup_map_full",
+	  .title = "cgroup map full", .diff = "cgroup_map_full" },
 };
 const size_t pts_nr_fields = ARRAY_SIZE(pts_fields);
 
@@ -452,6 +459,18 @@ const struct pts_hist *schema_hist(const struct pts_field *f,
 				   unsigned int i)
 {
 	return &snap->hists.h[f->index + (int)i];
+}
+
+bool schema_field_per_cgroup(const struct pts_field *f)
+{
+	return f->section->per_cgroup && f->kind == PTS_FIELD_COUNTER &&
+	       f->index + schema_label_count(f) <= PTS_CG_NR_COUNTERS;
+}
+
+uint64_t schema_cgroup_counter(const struct pts_field *f,
+			       const struct pts_cgroup *c, unsigned int i)
+{
+	return c->v[f->index + (int)i];
 }
 
 uint64_t schema_counter_total(const struct pts_field *f,

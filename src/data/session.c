@@ -58,6 +58,47 @@ void session_build_config(const struct pts_kfeatures *kf,
 	cfg->thp_gfp_mask = thp_gfp_mask(kf);
 	if (p->events)
 		cfg->flags |= PTS_CFG_EVENTS;
+	cfg->filter_cgroup = p->cgroup != NULL;
+	cfg->cgroup_rows = p->cgroup_rows;
+}
+
+/*
+ * --cgroup: hand the cgroup to the BPF filter.  Until this is done
+ * bpf_current_task_under_cgroup() finds the slot empty (-EAGAIN) and
+ * nothing counts; the map keeps its own reference to the cgroup
+ * (cgroup_fd_array_get_ptr(), kernel/bpf/arraymap.c).
+ */
+static int set_cgroup_filter(struct pts_session *s,
+			     const struct pts_session_params *p)
+{
+	__u32 zero = 0, fd;
+
+	if (!p->cgroup)
+		return 0;
+	fd = (__u32)p->cgroup->fd;
+	if (bpf_map_update_elem(s->eng.objs.cgroup_filter_fd, &zero, &fd,
+				BPF_ANY)) {
+		fprintf(stderr, "ptscope: cannot filter by cgroup %s: %s\n",
+			p->cgroup->path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* the per-cgroup rows' names: where cgroup v2 is mounted, if it is */
+static int start_cgroup_names(struct pts_session *s)
+{
+	struct pts_cgroup_fs fs;
+
+	if (!s->cfg.cgroup_rows)
+		return 0;
+	cgroup_fs_find(&fs);	/* not mounted: rows keep their ids */
+	s->cgroup_names = cgroup_names_new(&fs);
+	if (!s->cgroup_names) {
+		fprintf(stderr, "ptscope: out of memory\n");
+		return 1;
+	}
+	return 0;
 }
 
 static void explain_attach_failure(int err)
@@ -98,6 +139,10 @@ int session_start(struct pts_session *s, const struct pts_session_params *p)
 		kfeatures_free(&s->kf);
 		return 1;
 	}
+	if (set_cgroup_filter(s, p) || start_cgroup_names(s)) {
+		session_stop(s);
+		return 1;
+	}
 	/*
 	 * The kernel BTF, the kallsyms copy and libbpf's own BTF loads were
 	 * for choosing and loading only: give their memory back.
@@ -111,21 +156,56 @@ void session_stop(struct pts_session *s)
 {
 	free(s->progs);
 	s->progs = NULL;
+	cgroup_names_free(s->cgroup_names);
+	s->cgroup_names = NULL;
 	engine_detach(&s->eng);
 	kfeatures_free(&s->kf);
 }
 
+/* the paths of @snap's cgroups, looked up for ids not seen before */
+static int name_cgroups(const struct pts_session *s, struct pts_snapshot *snap)
+{
+	__u64 *ids;
+	size_t i;
+	int err;
+
+	if (!snap->nr_cgroups || !s->cgroup_names)
+		return 0;
+	ids = calloc(snap->nr_cgroups, sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	for (i = 0; i < snap->nr_cgroups; i++)
+		ids[i] = snap->cgroups[i].id;
+	err = cgroup_names_resolve(s->cgroup_names, ids, snap->nr_cgroups);
+	free(ids);
+	for (i = 0; i < snap->nr_cgroups; i++)
+		snap->cgroups[i].path = cgroup_names_get(s->cgroup_names,
+							 snap->cgroups[i].id);
+	return err;
+}
+
+/* @objs without the per-process maps (@procs false) or the cgroup rows */
+static int read_session(const struct pts_session *s, struct pts_objects objs,
+			bool procs, struct pts_snapshot *snap)
+{
+	int err;
+
+	if (!procs)
+		objs.procs_fd = -1;	/* collector_read() skips them */
+	if (!s->cfg.cgroup_rows)
+		objs.cgroups_fd = -1;
+	err = collector_read(&objs, snap);
+	return err ? err : name_cgroups(s, snap);
+}
+
 int session_read(const struct pts_session *s, struct pts_snapshot *snap)
 {
-	return collector_read(&s->eng.objs, snap);
+	return read_session(s, s->eng.objs, true, snap);
 }
 
 int session_read_totals(const struct pts_session *s, struct pts_snapshot *snap)
 {
-	struct pts_objects objs = s->eng.objs;
-
-	objs.procs_fd = -1;	/* collector_read() skips the per-process maps */
-	return collector_read(&objs, snap);
+	return read_session(s, s->eng.objs, false, snap);
 }
 
 int session_trace_pid(struct pts_session *s, pid_t pid)

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include "engine/kfeatures.h"
 #include "engine/engine.h"
+#include "data/cgroup.h"
 #include "data/collector.h"
 #include "data/report_input.h"
 
@@ -26,6 +27,9 @@ struct pts_session_params {
 	bool follow_fork;		/* trace session_trace_pid()'s children */
 	bool events;			/* fill the event ring buffer (snoop) */
 	bool probe_only;		/* nothing attachable is no failure */
+	/* --cgroup: only tasks in it and below (resolved); NULL: any */
+	const struct pts_cgroup_target *cgroup;
+	bool cgroup_rows;		/* count per cgroup too */
 };
 
 /* a loaded BPF program, for its run-time statistics */
@@ -50,6 +54,7 @@ struct pts_session {
 	struct pts_report rep;
 	struct pts_prog_ref *progs;	/* session_programs(), on demand */
 	size_t nr_progs;
+	struct pts_cgroup_names *cgroup_names;	/* with cfg.cgroup_rows */
 };
 
 /* Returns 0, or a process exit code (1) after printing what to do. */
@@ -58,7 +63,10 @@ void session_stop(struct pts_session *s);
 void session_build_config(const struct pts_kfeatures *kf,
 			  const struct pts_session_params *p,
 			  struct pts_config *cfg);
-/* counters, histograms and per-process rows; 0 or -errno */
+/*
+ * counters, histograms, per-process rows, and per-cgroup rows with their
+ * paths when the session counts per cgroup; 0 or -errno
+ */
 int session_read(const struct pts_session *s, struct pts_snapshot *snap);
 /* the same without the per-process rows (cheaper: the exporter) */
 int session_read_totals(const struct pts_session *s, struct pts_snapshot *snap);

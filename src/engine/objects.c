@@ -14,6 +14,7 @@
  */
 static const char *const shared_maps[] = {
 	"counters", "hists", "procs", "traced", "events", "procs_exited",
+	"cgroups", "cgroup_filter",
 	/* per-thread state: task-local storage, one per thread and map */
 	"mremap_inflight", "mpt_inflight", "mpt_partial", "fault_inflight",
 	"in_madvise",
@@ -21,7 +22,7 @@ static const char *const shared_maps[] = {
 
 #define NR_SHARED_MAPS	(sizeof(shared_maps) / sizeof(shared_maps[0]))
 /* the named fds of shared_fd(), then the per-thread ones */
-_Static_assert(NR_SHARED_MAPS == 6 + PTS_NR_THREAD_MAPS,
+_Static_assert(NR_SHARED_MAPS == 8 + PTS_NR_THREAD_MAPS,
 	       "shared_maps[] and shared_fd() disagree");
 
 static void objects_reset(struct pts_objects *objs)
@@ -31,6 +32,7 @@ static void objects_reset(struct pts_objects *objs)
 	memset(objs, 0, sizeof(*objs));
 	objs->counters_fd = objs->hists_fd = objs->procs_fd = -1;
 	objs->traced_fd = objs->events_fd = objs->procs_exited_fd = -1;
+	objs->cgroups_fd = objs->cgroup_filter_fd = -1;
 	for (i = 0; i < PTS_NR_THREAD_MAPS; i++)
 		objs->thread_fds[i] = -1;
 }
@@ -117,6 +119,7 @@ static int *shared_fd(struct pts_objects *objs, size_t i)
 	int *fds[] = {
 		&objs->counters_fd, &objs->hists_fd, &objs->procs_fd,
 		&objs->traced_fd, &objs->events_fd, &objs->procs_exited_fd,
+		&objs->cgroups_fd, &objs->cgroup_filter_fd,
 	};
 	size_t named = sizeof(fds) / sizeof(fds[0]);
 

@@ -168,6 +168,7 @@ static int build_page(struct pts_exporter *ex, const struct pts_snapshot *snap,
 		.progs = ex->stats_fd >= 0 ? ex->progs : NULL,
 		.nr_progs = ex->src->nr_progs,
 		.progs_off = ex->stats_off[0] ? ex->stats_off : NULL,
+		.cgroup_limit = ex->src->cgroup_labels,
 	};
 	FILE *f = open_memstream(page, len);
 	int err;

@@ -19,7 +19,10 @@
 
 /* what each scrape reads and how the page names it */
 struct pts_export_source {
-	/* counters and histograms (per-process rows are not served) */
+	/*
+	 * counters, histograms and the per-cgroup rows if cgroup_labels
+	 * (per-process rows are not served)
+	 */
 	int (*read)(void *ctx, struct pts_snapshot *snap);
 	void *ctx;
 	const struct pts_engine *eng;		/* attach paths of the metrics */
@@ -27,6 +30,8 @@ struct pts_export_source {
 	uint64_t page_size;
 	const struct pts_prog_ref *progs;	/* run-time statistics of these */
 	size_t nr_progs;
+	/* --cgroup-labels: cgroups labelled in ptscope_cgroup_*; 0: none */
+	size_t cgroup_labels;
 };
 
 struct pts_exporter;

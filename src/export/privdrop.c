@@ -5,7 +5,8 @@
  * later; before that, bpf() as a whole asks for CAP_BPF (CAP_SYS_ADMIN
  * before 5.8) while kernel.unprivileged_bpf_disabled is set, so whether
  * one capability stays is probed, not guessed.  The files read later
- * (/etc/localtime, /sys/devices/system/cpu/possible) are world-readable.
+ * (/etc/localtime, /sys/devices/system/cpu/possible, and the cgroup v2
+ * directories walked for the paths of new cgroup ids) are world-readable.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +27,7 @@
 static const char *const allowed_syscalls[] = {
 	"read", "readv", "pread64", "write", "writev", "lseek", "close",
 	"openat", "newfstatat", "fstat", "statx", "fcntl", "ioctl",
+	"getdents64",	/* readdir(): the paths of cgroup ids (data/cgroup.c) */
 	"mmap", "munmap", "mremap", "mprotect", "madvise", "brk",
 	"ppoll", "poll", "epoll_wait", "epoll_pwait", "epoll_ctl",
 	"accept", "accept4", "recvfrom", "recvmsg", "sendto", "sendmsg",

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "data/cgroup.h"
+#include "data/cgroup_rank.h"
 #include "data/format.h"
 #include "data/hist.h"
 #include "export/prom.h"
@@ -213,23 +215,36 @@ static void render_field(const struct prom_input *in,
 	}
 }
 
-/* every schema field this attach path provides, in schema order */
-static void render_fields(const struct prom_input *in, FILE *out)
+static void schema_ctx(const struct prom_input *in, struct pts_schema_ctx *sc)
 {
-	const struct pts_schema_ctx sc = {
+	*sc = (struct pts_schema_ctx){
 		.eng = in->eng,
 		.page_size = in->page_size,
 		.result_name = in->collapse_name,
 		.result_ctx = in->name_ctx,
 	};
+}
+
+/* is @f on the page: its metric attached by a path that provides it */
+static bool field_exported(const struct pts_schema_ctx *sc,
+			   const struct pts_field *f)
+{
+	return schema_section_attached(sc, f->section) &&
+	       schema_field_present(sc, f);
+}
+
+/* every schema field this attach path provides, in schema order */
+static void render_fields(const struct prom_input *in, FILE *out)
+{
 	const char *family = NULL;
+	struct pts_schema_ctx sc;
 	const struct pts_field *f;
 	size_t i;
 
+	schema_ctx(in, &sc);
 	for (i = 0; i < pts_nr_fields; i++) {
 		f = &pts_fields[i];
-		if (!schema_section_attached(&sc, f->section) ||
-		    !schema_field_present(&sc, f))
+		if (!field_exported(&sc, f))
 			continue;
 		if (!family || strcmp(family, f->prom))
 			put_family(out, f->prom, f->kind == PTS_FIELD_HIST ?
@@ -237,6 +252,121 @@ static void render_fields(const struct prom_input *in, FILE *out)
 		family = f->prom;
 		render_field(in, &sc, f, out);
 	}
+}
+
+/* ptscope_cgroup_ and @prom without its "ptscope_" */
+static const char *cgroup_family(char *buf, size_t len, const char *prom)
+{
+	snprintf(buf, len, "ptscope_cgroup_%s", prom + strlen("ptscope_"));
+	return buf;
+}
+
+static void put_cgroup_family(FILE *out, const char *name,
+			      const struct pts_field *f, size_t limit)
+{
+	fprintf(out, "# HELP %s Per cgroup v2 (the %zu busiest by mremap calls "
+		"and hugepage faults, the others summed as cgroup=\"other\"): ",
+		name, limit);
+	prom_put_help_text(out, family_help(f));
+	fprintf(out, "\n# TYPE %s counter\n", name);
+}
+
+/* value @i of @f in @row, labelled cgroup=@cgroup first */
+static void put_cgroup_value(const struct pts_schema_ctx *sc,
+			     const struct pts_field *f, unsigned int i,
+			     const char *cgroup, const struct pts_cgroup *row,
+			     const char *name, FILE *out)
+{
+	struct prom_label l[3] = { { "cgroup", cgroup } };
+	char value[32], order[12];
+	int nr;
+
+	nr = field_labels(sc, f, i, l + 1, value, sizeof(value), order,
+			  sizeof(order));
+	put_u64(out, name, l, nr + 1, schema_cgroup_counter(f, row, i));
+}
+
+/* the values of @f the unlabelled family shows, per cgroup and other */
+static void render_cgroup_field(const struct prom_input *in,
+				const struct pts_schema_ctx *sc,
+				const struct pts_field *f,
+				const struct pts_cgroup_fold *fold,
+				const char *name, FILE *out)
+{
+	unsigned int i, n = schema_label_count(f);
+	const struct pts_cgroup_entry *e;
+	char id[32];
+	size_t c;
+
+	for (i = 0; i < n; i++) {
+		if (f->label != PTS_LABEL_NONE &&
+		    !schema_label_shown(sc, f, in->snap, i))
+			continue;
+		for (c = 0; c < fold->nr_top; c++) {
+			e = fold->top[c];
+			put_cgroup_value(sc, f, i, cgroup_label(id, sizeof(id),
+								e->path, e->id),
+					 &e->stats, name, out);
+		}
+		put_cgroup_value(sc, f, i, "other", &fold->other, name, out);
+	}
+}
+
+static void put_gauge(FILE *out, const char *name, const char *help,
+		      uint64_t value)
+{
+	put_family(out, name, "gauge", help);
+	put_u64(out, name, NULL, 0, value);
+}
+
+/* how the cgroup label is bounded, so a dashboard can tell what it sees */
+static void render_cgroup_limits(const struct prom_input *in,
+				 const struct pts_cgroup_fold *fold, FILE *out)
+{
+	char help[160];
+
+	put_gauge(out, "ptscope_cgroup_labels_limit", "Cgroups that get a "
+		  "cgroup label of their own in the ptscope_cgroup_* families "
+		  "(--cgroup-labels).", in->cgroup_limit);
+	put_gauge(out, "ptscope_cgroup_labels_folded", "Cgroups summed into "
+		  "cgroup=\"other\" at this scrape.", fold->folded);
+	snprintf(help, sizeof(help), "Cgroups with a row of counts in the BPF "
+		 "map; at %d, what new cgroups do is dropped (reason "
+		 "cgroup_map_full).", PTS_MAX_CGROUPS);
+	put_gauge(out, "ptscope_cgroup_rows", help, in->snap->nr_cgroups);
+}
+
+/*
+ * The per-cgroup families, in schema order: nothing without
+ * --cgroup-labels, or when the snapshot holds no per-cgroup rows.
+ */
+static int render_cgroups(const struct prom_input *in, FILE *out)
+{
+	const char *family = NULL;
+	struct pts_cgroup_fold fold;
+	struct pts_schema_ctx sc;
+	const struct pts_field *f;
+	char name[128];
+	size_t i;
+
+	if (!in->cgroup_limit || !in->snap->has_cgroups)
+		return 0;
+	if (cgroup_fold(in->snap, in->cgroup_limit, &fold))
+		return -ENOMEM;
+	schema_ctx(in, &sc);
+	for (i = 0; i < pts_nr_fields; i++) {
+		f = &pts_fields[i];
+		if (!schema_field_per_cgroup(f) || !field_exported(&sc, f))
+			continue;
+		cgroup_family(name, sizeof(name), f->prom);
+		if (!family || strcmp(family, f->prom))
+			put_cgroup_family(out, name, f, in->cgroup_limit);
+		family = f->prom;
+		render_cgroup_field(in, &sc, f, &fold, name, out);
+	}
+	render_cgroup_limits(in, &fold, out);
+	cgroup_fold_free(&fold);
+	return 0;
 }
 
 static void render_probes(const struct prom_input *in, FILE *out)
@@ -296,7 +426,12 @@ static void render_progs(const struct prom_input *in, FILE *out)
 
 int prom_render(const struct prom_input *in, FILE *out)
 {
+	int err;
+
 	render_fields(in, out);
+	err = render_cgroups(in, out);
+	if (err)
+		return err;
 	render_probes(in, out);
 	render_progs(in, out);
 	if (fflush(out) || ferror(out))

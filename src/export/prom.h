@@ -45,6 +45,11 @@ struct prom_input {
 	const struct prom_prog *progs;	/* NULL: run-time stats are off */
 	size_t nr_progs;
 	const char *progs_off;		/* why they are off, or NULL */
+	/*
+	 * --cgroup-labels: the busiest cgroups of snap->cgroups that get a
+	 * cgroup label in the ptscope_cgroup_* families; 0: no such families
+	 */
+	size_t cgroup_limit;
 };
 
 /* label values: backslash, double quote and newline are escaped */
@@ -56,8 +61,18 @@ void prom_put_seconds(FILE *out, uint64_t ns);
 
 /*
  * The whole /metrics page: every output schema field the chosen attach
- * paths provide, then the probe table and the program statistics.  0, or
- * -errno when writing to @out failed (open_memstream: -ENOMEM).
+ * paths provide, the per-cgroup families (cgroup_limit), then the probe
+ * table and the program statistics.  0, or -errno when writing to @out
+ * failed (open_memstream: -ENOMEM).
+ *
+ * Per cgroup, each family F of the schema's per-cgroup fields is
+ * exported again as ptscope_cgroup_F (F without "ptscope_") with a
+ * cgroup label: the cgroup v2 path of the cgroup_limit busiest, and
+ * "other" for the sum of the rest.  F itself keeps its meaning (all of
+ * what was traced), so the sum of ptscope_cgroup_F over its cgroup label
+ * is F, less the events of ptscope_events_dropped_total{reason=
+ * "cgroup_map_full"} (and what happened between the reads of the rows
+ * and of the totals, which are read last).
  */
 int prom_render(const struct prom_input *in, FILE *out);
 

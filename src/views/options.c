@@ -15,6 +15,8 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define CMD(c)		(1u << (c))
+#define PTS_XSTR(x)	#x
+#define PTS_STR(x)	PTS_XSTR(x)
 
 /* long options without a letter */
 #define OPT_FIRST_LONG	256
@@ -22,6 +24,8 @@
 #define OPT_LISTEN	(OPT_FIRST_LONG + 1)
 #define OPT_METRIC	(OPT_FIRST_LONG + 2)
 #define OPT_BPF_STATS	(OPT_FIRST_LONG + 3)
+#define OPT_CGROUP	(OPT_FIRST_LONG + 4)
+#define OPT_CGROUP_LABELS	(OPT_FIRST_LONG + 5)
 
 struct cmd_spec {
 	const char *name;
@@ -32,7 +36,7 @@ struct cmd_spec {
 
 static const struct cmd_spec cmd_specs[] = {
 	{ "top", PTS_CMD_TOP, NULL,
-	  "live totals and per-process table (default)" },
+	  "live totals, per-process and per-cgroup tables (default)" },
 	{ "stat", PTS_CMD_STAT, "[OPTS] -- CMD",
 	  "run CMD, trace it and its children, summarize at exit" },
 	{ "probe", PTS_CMD_PROBE, NULL,
@@ -107,6 +111,12 @@ static const struct opt_spec opt_specs[] = {
 	  .help = "only this process (tgid)" },
 	{ .name = "comm", .val = 'c', .arg = "COMM",
 	  .help = "only tasks with this command name" },
+	{ .name = "cgroup", .val = OPT_CGROUP, .arg = "PATH",
+	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_STAT) | CMD(PTS_CMD_SNOOP) |
+		  CMD(PTS_CMD_EXPORT),
+	  .help = "only tasks in this cgroup v2 and the cgroups below it: its "
+		  "directory, or its path under the cgroup2 mount (as "
+		  "/proc/PID/cgroup writes it)" },
 	{ .name = "interval", .val = 'i', .arg = "S",
 	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_MAPS),
 	  .help = "refresh interval in seconds, at least 0.01; maps reports "
@@ -116,9 +126,10 @@ static const struct opt_spec opt_specs[] = {
 		  CMD(PTS_CMD_MAPS),
 	  .help = "stop after S seconds", .dflt = "until Ctrl-C" },
 	{ .name = "rows", .val = 'r', .arg = "N", .cmds = CMD(PTS_CMD_TOP),
-	  .help = "per-process rows", .dflt = "20" },
+	  .help = "rows of each table (processes, cgroups)", .dflt = "20" },
 	{ .name = "sort", .val = 's', .arg = "KEY", .cmds = CMD(PTS_CMD_TOP),
-	  .help = "sort by", .choices = sort_choices, .dflt = "activity" },
+	  .help = "sort both tables (cgroups by path for pid) by",
+	  .choices = sort_choices, .dflt = "activity" },
 	{ .name = "json", .val = 'j', .help = "JSON output" },
 	{ .name = "output", .val = 'o', .arg = "FILE",
 	  .help = "write the report to FILE instead of stdout" },
@@ -143,6 +154,13 @@ static const struct opt_spec opt_specs[] = {
 	  .help = "serve each ptscope BPF program's run time and runs; turns "
 		  "on the kernel's run-time statistics, which time every BPF "
 		  "program on the box" },
+	{ .name = "cgroup-labels", .val = OPT_CGROUP_LABELS, .arg = "N",
+	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_EXPORT),
+	  .refuse = "--cgroup-labels applies to export and top --listen",
+	  .help = "also serve the mremap, level and fault counters per cgroup "
+		  "(ptscope_cgroup_*) for the N busiest cgroups, the others "
+		  "summed as cgroup=\"other\"; 0: no cgroup label",
+	  .dflt = "5" },
 	{ .name = "metric", .val = OPT_METRIC, .arg = "NAME",
 	  .help = "also attach an opt-in metric, off by default for its cost:",
 	  .choices = metric_choices },
@@ -157,6 +175,7 @@ static const char examples[] =
 "  ptscope stat -- stress-ng --bigheap 1 -t 5\n"
 "  ptscope top -i 2 -c stress-ng       # live, refresh every 2 s\n"
 "  ptscope top --listen 127.0.0.1:9477 # live view and Prometheus at once\n"
+"  ptscope top --cgroup system.slice   # only tasks in that cgroup and below\n"
 "  ptscope stat --json -o run.json -- ./workload\n"
 "  ptscope maps -p 1234                # its folios by size, PMD or PTE mapped\n";
 
@@ -343,6 +362,7 @@ static void defaults(struct pts_options *opts)
 	opts->mode = PTS_MODE_AUTO;
 	opts->rows = 20;
 	opts->listen = "127.0.0.1:9477";
+	opts->cgroup_labels = PTS_CGROUP_LABELS;
 }
 
 /* getopt_long()'s view of opt_specs[]: "+p:c:..." and struct option */
@@ -508,6 +528,21 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 		return 0;
 	case OPT_BPF_STATS:
 		opts->bpf_stats = true;
+		return 0;
+	case OPT_CGROUP:
+		if (!*arg)
+			return bad_value("--cgroup", arg, "a cgroup v2 directory "
+					 "or path", err, errlen);
+		opts->cgroup = arg;
+		return 0;
+	case OPT_CGROUP_LABELS:
+		/* 0 is allowed: off */
+		if (strcmp(arg, "0") &&
+		    parse_positive(arg, PTS_MAX_CGROUPS, &v))
+			return bad_value("--cgroup-labels", arg, "a number of "
+					 "cgroups from 0 to "
+					 PTS_STR(PTS_MAX_CGROUPS), err, errlen);
+		opts->cgroup_labels = strcmp(arg, "0") ? (int)v : 0;
 		return 0;
 	case 'v':
 		opts->verbose = true;

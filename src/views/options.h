@@ -29,6 +29,7 @@ enum pts_sort {
 };
 
 #define PTS_MAX_OPT_IN	4
+#define PTS_CGROUP_LABELS	5	/* --cgroup-labels default */
 #define PTS_MIN_INTERVAL_S	0.01	/* -i */
 
 struct pts_options {
@@ -52,6 +53,8 @@ struct pts_options {
 	const char *diff_new;
 	const char *opt_in[PTS_MAX_OPT_IN];	/* --metric NAME */
 	int nr_opt_in;
+	const char *cgroup;		/* --cgroup PATH: NULL for any */
+	int cgroup_labels;		/* export: --cgroup-labels N */
 };
 
 /* 0: run; 2: usage error (message in @err); help/version set cmd */

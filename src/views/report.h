@@ -9,6 +9,7 @@
 #include "data/collector.h"
 #include "data/report_input.h"	/* struct pts_report */
 #include "data/schema.h"
+#include "views/options.h"	/* enum pts_sort */
 
 json_object *report_system_json(const struct pts_report *rep);
 /* the schema context of @rep: engine, page size, khugepaged result names */
@@ -20,6 +21,15 @@ void report_metric_status(FILE *out, const struct pts_report *rep);
 void report_metric_line(FILE *out, const struct pts_report *rep);
 void report_snapshot_text(FILE *out, const struct pts_report *rep,
 			  const struct pts_snapshot *snap, bool hists);
+/* the per-cgroup rows of @s in the order of top's -s @key */
+void report_sort_cgroups(struct pts_snapshot *s, enum pts_sort key);
+/*
+ * The per-cgroup table, in @s's order, at most @rows rows; @active:
+ * without the cgroups that did nothing (top's intervals).  Nothing when
+ * the session keeps no per-cgroup rows.
+ */
+void report_cgroups_text(FILE *out, const struct pts_report *rep,
+			 const struct pts_snapshot *s, int rows, bool active);
 /* @path opened for writing, stdout when NULL; NULL after saying why */
 FILE *report_open(const char *path);
 /*

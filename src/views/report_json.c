@@ -248,9 +248,10 @@ static void add_by_result(const struct pts_schema_ctx *sc, json_object *sec,
 					       value_json(f, s, st));
 }
 
+/* @sec's fields in @s; @per_cgroup: only those cgroup rows keep */
 static json_object *section_json(const struct pts_schema_ctx *sc,
 				 const struct pts_section *sec,
-				 const struct pts_snapshot *s)
+				 const struct pts_snapshot *s, bool per_cgroup)
 {
 	json_object *o = json_object_new_object();
 	struct order_objs objs = {};
@@ -259,7 +260,8 @@ static json_object *section_json(const struct pts_schema_ctx *sc,
 
 	for (i = 0; i < pts_nr_fields; i++) {
 		f = &pts_fields[i];
-		if (f->section != sec || !schema_field_present(sc, f))
+		if (f->section != sec || !schema_field_present(sc, f) ||
+		    (per_cgroup && !schema_field_per_cgroup(f)))
 			continue;
 		switch (f->label) {
 		case PTS_LABEL_CLASS:
@@ -342,6 +344,46 @@ static json_object *procs_json(const struct pts_report *rep,
 	return arr;
 }
 
+/*
+ * One cgroup: its id and path, and the schema sections kept per cgroup
+ * with the fields the rows hold, read through @view (a snapshot of the
+ * row's counters).
+ */
+static json_object *cgroup_json(const struct pts_schema_ctx *sc,
+				const struct pts_cgroup_entry *e,
+				struct pts_snapshot *view)
+{
+	json_object *o = json_object_new_object();
+	size_t i;
+
+	json_object_object_add(o, "id", json_u64(e->id));
+	json_object_object_add(o, "path", e->path ? fmt_json_string(e->path) :
+				NULL);
+	cgroup_snapshot(view, &e->stats);
+	for (i = 0; i < pts_nr_sections; i++)
+		if (pts_sections[i].per_cgroup &&
+		    schema_section_attached(sc, &pts_sections[i]))
+			json_object_object_add(o, pts_sections[i].key,
+					       section_json(sc, &pts_sections[i],
+							    view, true));
+	json_object_object_add(o, "mremap_ns", json_u64(e->stats.mremap_ns));
+	return o;
+}
+
+/* "cgroups": one object per cgroup, in the snapshot's order */
+static json_object *cgroups_json(const struct pts_schema_ctx *sc,
+				 const struct pts_snapshot *s)
+{
+	json_object *arr = json_object_new_array();
+	struct pts_snapshot *view = calloc(1, sizeof(*view));
+	size_t i;
+
+	for (i = 0; view && i < s->nr_cgroups; i++)
+		json_object_array_add(arr, cgroup_json(sc, &s->cgroups[i], view));
+	free(view);
+	return arr;
+}
+
 /* A metric's values appear only when it is attached; never as zeros. */
 json_object *report_snapshot_json(const struct pts_report *rep,
 				  const struct pts_snapshot *snap)
@@ -356,8 +398,10 @@ json_object *report_snapshot_json(const struct pts_report *rep,
 		if (schema_section_attached(&sc, &pts_sections[i]))
 			json_object_object_add(root, pts_sections[i].key,
 					       section_json(&sc, &pts_sections[i],
-							    snap));
+							    snap, false));
 	json_object_object_add(root, "processes", procs_json(rep, snap));
+	if (snap->has_cgroups)
+		json_object_object_add(root, "cgroups", cgroups_json(&sc, snap));
 	return root;
 }
 

@@ -46,7 +46,7 @@ static int stat_json(struct pts_session *s, const struct pts_snapshot *snap,
 	return err;
 }
 
-static int stat_text(struct pts_session *s, const struct pts_snapshot *snap,
+static int stat_text(struct pts_session *s, struct pts_snapshot *snap,
 		     const struct kcounters *kc, const char *cmd, int status,
 		     double elapsed, const char *output)
 {
@@ -69,6 +69,7 @@ static int stat_text(struct pts_session *s, const struct pts_snapshot *snap,
 			fmt_escape(comm, sizeof(comm), snap->procs[i].stats.comm),
 			(unsigned long long)proc_total_mremap(&snap->procs[i].stats),
 			(unsigned long long)proc_total_faults(&snap->procs[i].stats));
+	report_cgroups_text(out, &s->rep, snap, (int)snap->nr_cgroups, false);
 	return report_close(out, output);
 }
 
@@ -116,6 +117,7 @@ int view_stat(const struct pts_options *opts)
 		session_stop(&s);
 		return 1;
 	}
+	report_sort_cgroups(&snap, PTS_SORT_ACTIVITY);
 	if (opts->json)
 		ret = stat_json(&s, &snap, &kc, cmd, status, mono_seconds() - start,
 				opts->output);

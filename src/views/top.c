@@ -209,6 +209,7 @@ static void render_text(FILE *out, struct pts_session *s,
 	top_totals(out, d, s->rep.page_size);
 	hist_line(out, "mremap latency", &all);
 	top_table(out, d, rows, s->rep.page_size);
+	report_cgroups_text(out, &s->rep, d, rows, true);
 }
 
 /* the errno of a failed write to @out since it was opened, else 0 */
@@ -235,6 +236,7 @@ static int render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
 	FILE *mem;
 	int err = 0;
 
+	report_sort_cgroups(d, sort_key);
 	if (top_opts->json) {
 		root = report_snapshot_json(&s->rep, d);
 		/* over a buffer's worth goes straight out: keep its errno */
@@ -250,6 +252,8 @@ static int render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
 		return out_error(out);
 	}
 	fit = terminal_rows(out) - 10;	/* header, totals, histogram */
+	if (d->has_cgroups)	/* two tables share what is left */
+		fit = (fit - 3) / 2;
 	if (fit < rows)
 		rows = fit > 1 ? fit : 1;
 	mem = open_memstream(&frame, &len);

@@ -1,5 +1,6 @@
-# Shared by the live tests in tests/host/: TAP output, JSON access, and
-# running the bench workloads under "ptscope stat".
+# Shared by the live tests in tests/host/: TAP output, JSON access,
+# running the bench workloads under "ptscope stat", and waiting for and
+# reading an exporter.
 # shellcheck shell=bash
 set -u
 PTSCOPE=${PTSCOPE:-build/ptscope}
@@ -85,6 +86,13 @@ wait_for() {
 		[ $SECONDS -ge "$deadline" ] && return 1
 		sleep 0.2
 	done
+}
+
+# value FILE SERIES: the sample value of an exact series on a /metrics
+# page, nothing when the series is absent (so check_eq fails and minus
+# gives nothing)
+value() {
+	awk -v s="$2" '$1 == s { print $2 }' "$1"
 }
 
 require_root() {

@@ -28,12 +28,6 @@ scrape() {
 		"$@" "http://127.0.0.1:$PORT/metrics"
 }
 
-# value FILE SERIES: the sample value of an exact series, nothing when the
-# series is absent (so check_eq fails and minus gives nothing)
-value() {
-	awk -v s="$2" '$1 == s { print $2 }' "$1"
-}
-
 # check_delta NAME WANT SERIES: SERIES in after.txt minus before.txt; a
 # series missing from either page fails, it does not count as 0
 check_delta() {

@@ -554,6 +554,43 @@ static void test_bpf_stats_opt_in(void **state)
 	USAGE_ERROR(stat_stats, "--bpf-stats applies to export and top");
 }
 
+/*
+ * --cgroup is a filter of every tracing command (its path is resolved
+ * when the session starts); --cgroup-labels N: 0 turns the labels off,
+ * more than the BPF map's rows is refused, and only the serving
+ * commands take it
+ */
+static void test_cgroup_options(void **state)
+{
+	char *plain[] = { "ptscope", "export", NULL };
+	char *filter[] = { "ptscope", "stat", "--cgroup", "system.slice", "--",
+			   "true", NULL };
+	char *empty[] = { "ptscope", "top", "--cgroup", "", NULL };
+	char *off[] = { "ptscope", "export", "--cgroup-labels", "0", NULL };
+	char *two[] = { "ptscope", "top", "--listen", "127.0.0.1:1",
+			"--cgroup-labels", "2", NULL };
+	char *many[] = { "ptscope", "export", "--cgroup-labels", "4097", NULL };
+	char *word[] = { "ptscope", "export", "--cgroup-labels", "all", NULL };
+	char *stat_labels[] = { "ptscope", "stat", "--cgroup-labels", "1", "--",
+				"true", NULL };
+	struct pts_options opts;
+
+	(void)state;
+	assert_parse_ok(ARGC(plain), plain, &opts);
+	assert_null(opts.cgroup);
+	assert_int_equal(opts.cgroup_labels, 5);
+	assert_parse_ok(ARGC(filter), filter, &opts);
+	assert_string_equal(opts.cgroup, "system.slice");
+	USAGE_ERROR(empty, "--cgroup");
+	assert_parse_ok(ARGC(off), off, &opts);
+	assert_int_equal(opts.cgroup_labels, 0);
+	assert_parse_ok(ARGC(two), two, &opts);
+	assert_int_equal(opts.cgroup_labels, 2);
+	USAGE_ERROR(many, "from 0 to 4096");
+	USAGE_ERROR(word, "from 0 to 4096");
+	USAGE_ERROR(stat_labels, "--cgroup-labels applies to export and top");
+}
+
 /* "diff A -- B" looped forever in parse_diff_args (found by fuzz_options) */
 static void test_diff_after_dashdash(void **state)
 {
@@ -637,7 +674,7 @@ static void test_usage_options_parse(void **state)
 		assert_null(strstr(err, "unknown option"));
 		nr++;
 	}
-	assert_int_equal(nr, 15);
+	assert_int_equal(nr, 17);
 	free(text);
 }
 
@@ -703,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_reparse_after_cluster_error),
 		cmocka_unit_test(test_listen_per_command),
 		cmocka_unit_test(test_bpf_stats_opt_in),
+		cmocka_unit_test(test_cgroup_options),
 		cmocka_unit_test(test_usage_lists_opt_in_metrics),
 		cmocka_unit_test(test_usage_options_parse),
 		cmocka_unit_test(test_maps),

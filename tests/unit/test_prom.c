@@ -20,6 +20,8 @@
 
 static struct pts_engine eng;
 static struct pts_snapshot snap;
+/* the busiest cgroups that get a label; 0: none (the default page) */
+static size_t cgroup_limit;
 /* the last rendered page (open_memstream) */
 static char *page;
 static size_t page_len;
@@ -28,6 +30,7 @@ static int setup(void **state)
 {
 	engine_init(&eng, PTS_MODE_AUTO, false);
 	memset(&snap, 0, sizeof(snap));
+	cgroup_limit = 0;
 	page = NULL;
 	page_len = 0;
 	return 0;
@@ -73,6 +76,7 @@ static const char *render_stats(const struct prom_prog *progs, size_t nr,
 		.progs = progs,
 		.nr_progs = nr,
 		.progs_off = progs_off,
+		.cgroup_limit = cgroup_limit,
 	};
 
 	FILE *out;
@@ -553,6 +557,68 @@ static void test_well_formed(void **state)
 	assert_true(types > 10);
 }
 
+/*
+ * Per cgroup: ptscope_cgroup_* for the busiest, "other" for the rest
+ * (always there, 0 when nothing is folded), paths escaped, an unknown
+ * path as its id, the limits as gauges; nothing with limit 0 or without
+ * per-cgroup rows, and a level family only where levels are attached.
+ */
+static void test_cgroup_labels(void **state)
+{
+	struct pts_cgroup_entry rows[3] = {
+		{ .id = 7, .path = "/a\"b" },
+		{ .id = 8, .path = NULL },
+		{ .id = 9, .path = "/quiet" },
+	};
+	const char *text;
+
+	attach_all(true, false);
+	rows[0].stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 3;
+	rows[0].stats.v[PTS_C_LV_PMD_MOVED] = 24;
+	rows[1].stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 5;
+	rows[1].stats.v[PTS_C_LV_PMD_MOVED] = 40;
+	rows[2].stats.v[PTS_C_FAULT_ALLOC + 9] = 1;
+	snap.counters.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 8;
+	snap.counters.v[PTS_C_LV_PMD_MOVED] = 64;
+	snap.counters.v[PTS_C_FAULT_ALLOC + 9] = 1;
+	snap.cgroups = rows;
+	snap.nr_cgroups = 3;
+	text = render();
+	assert_absent(text, "ptscope_cgroup_");
+	cgroup_limit = 2;
+	snap.has_cgroups = false;
+	assert_absent(render(), "ptscope_cgroup_");
+	snap.has_cgroups = true;
+	text = render();
+	assert_line(text, "# TYPE ptscope_cgroup_mremap_calls_total counter");
+	assert_line(text, "ptscope_cgroup_mremap_calls_total{cgroup=\"id:8\","
+		    "class=\"pmd\"} 5");
+	assert_line(text, "ptscope_cgroup_mremap_calls_total{cgroup=\"/a\\\"b\","
+		    "class=\"pmd\"} 3");
+	assert_line(text, "ptscope_cgroup_mremap_calls_total{cgroup=\"other\","
+		    "class=\"pmd\"} 0");
+	assert_line(text, "ptscope_cgroup_pagetable_entries_moved_total{"
+		    "cgroup=\"id:8\",level=\"pmd\"} 40");
+	assert_line(text, "ptscope_cgroup_hugepage_fault_allocs_total{"
+		    "cgroup=\"other\",size=\"2M\",order=\"9\"} 1");
+	assert_absent(text, "cgroup=\"/quiet\"");
+	/* histograms and fields the rows do not keep have no such family */
+	assert_absent(text, "ptscope_cgroup_mremap_duration_seconds");
+	assert_absent(text, "ptscope_cgroup_move_page_tables");
+	assert_absent(text, "ptscope_cgroup_mremap_dontunmap");
+	assert_line(text, "ptscope_cgroup_labels_limit 2");
+	assert_line(text, "ptscope_cgroup_labels_folded 1");
+	assert_line(text, "ptscope_cgroup_rows 3");
+	/* no levels attached: no level family per cgroup either */
+	engine_init(&eng, PTS_MODE_AUTO, false);
+	fake_attach(&eng, "mremap.calls", 0, false);
+	text = render();
+	assert_absent(text, "ptscope_cgroup_pagetable_");
+	assert_absent(text, "ptscope_cgroup_hugepage_");
+	assert_line(text, "ptscope_cgroup_mremap_calls_total{cgroup=\"other\","
+		    "class=\"pmd\"} 0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -577,6 +643,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_program_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_well_formed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_labels, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

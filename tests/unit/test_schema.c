@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "data/cgroup.h"
 #include "data/recording_diff.h"
 #include "data/schema.h"
 #include "export/prom.h"
@@ -121,22 +122,28 @@ static void fill_snapshot(void)
 	snap.mono_s = 5;
 }
 
-/* what every renderer must show: the schema's present fields, by label */
-static void expected(struct value_set *set)
+/*
+ * What every renderer must show: the schema's present fields, by label;
+ * with @cg, its per-cgroup ones, named "CGROUP|section.key[label]".
+ */
+static void add_expected(struct value_set *set, const struct pts_cgroup_entry *cg)
 {
 	const struct pts_schema_ctx sc = schema_ctx();
 	const struct pts_field *f;
 	const struct pts_hist *h;
-	char buf[32];
+	char buf[32], prefix[40] = "", id[32];
 	const char *label;
 	unsigned int i;
 	size_t r;
 
-	set->nr = 0;
+	if (cg)
+		snprintf(prefix, sizeof(prefix), "%s|",
+			 cgroup_label(id, sizeof(id), cg->path, cg->id));
 	for (r = 0; r < pts_nr_fields; r++) {
 		f = &pts_fields[r];
 		if (!schema_section_attached(&sc, f->section) ||
-		    !schema_field_present(&sc, f))
+		    !schema_field_present(&sc, f) ||
+		    (cg && !schema_field_per_cgroup(f)))
 			continue;
 		for (i = 0; i < schema_label_count(f); i++) {
 			if (f->label != PTS_LABEL_NONE &&
@@ -145,8 +152,11 @@ static void expected(struct value_set *set)
 			label = f->label == PTS_LABEL_NONE ? "" :
 				schema_label_value(&sc, f, i, buf, sizeof(buf));
 			if (f->kind == PTS_FIELD_COUNTER) {
-				set_add(set, schema_counter(f, &snap, i),
-					"%s.%s[%s]", f->section->key, f->key, label);
+				set_add(set, cg ? schema_cgroup_counter(f,
+						&cg->stats, i) :
+					schema_counter(f, &snap, i),
+					"%s%s.%s[%s]", prefix, f->section->key,
+					f->key, label);
 				continue;
 			}
 			h = schema_hist(f, &snap, i);
@@ -156,6 +166,12 @@ static void expected(struct value_set *set)
 				f->key, label);
 		}
 	}
+}
+
+static void expected(struct value_set *set)
+{
+	set->nr = 0;
+	add_expected(set, NULL);
 }
 
 /* ---- JSON ---- */
@@ -225,7 +241,8 @@ static void from_json(struct value_set *set, struct value_set *totals)
 
 	set->nr = totals->nr = 0;
 	json_object_object_foreach(root, sec, obj) {
-		if (!strcmp(sec, "seconds") || !strcmp(sec, "processes"))
+		if (!strcmp(sec, "seconds") || !strcmp(sec, "processes") ||
+		    !strcmp(sec, "cgroups"))
 			continue;
 		json_section(set, sec, obj, totals);
 	}
@@ -506,6 +523,176 @@ static void check_totals(const struct value_set *totals)
 	}
 }
 
+/* ---- per cgroup: JSON's "cgroups" and Prometheus' ptscope_cgroup_* ---- */
+
+static struct pts_cgroup_entry cgroups[2] = {
+	{ .id = 4242, .path = "/a" },
+	{ .id = 77, .path = NULL },	/* unknown: "id:77" */
+};
+
+/* two rows that add up to the totals, so every order seen is seen in both */
+static void fill_cgroups(void)
+{
+	int i;
+
+	memset(&cgroups[0].stats, 0, sizeof(cgroups[0].stats));
+	memset(&cgroups[1].stats, 0, sizeof(cgroups[1].stats));
+	for (i = 0; i < PTS_CG_NR_COUNTERS; i++) {
+		cgroups[0].stats.v[i] = snap.counters.v[i] / 3;
+		cgroups[1].stats.v[i] = snap.counters.v[i] - snap.counters.v[i] / 3;
+	}
+	snap.cgroups = cgroups;
+	snap.nr_cgroups = 2;
+	snap.has_cgroups = true;
+}
+
+/* "CGROUP|section.key[label]" of each per-cgroup field of both rows */
+static void expected_cgroups(struct value_set *set)
+{
+	set->nr = 0;
+	add_expected(set, &cgroups[0]);
+	add_expected(set, &cgroups[1]);
+}
+
+static void json_cgroups(struct value_set *set)
+{
+	const struct pts_kfeatures kf = {};
+	struct pts_report rep = { .eng = &eng, .kf = &kf, .page_size = page_size,
+				  .result_name = result_name };
+	json_object *root = report_snapshot_json(&rep, &snap), *arr, *n;
+	static struct value_set one, totals;
+	const char *path;
+	char id[32];
+	size_t i, k;
+
+	set->nr = 0;
+	assert_true(json_object_object_get_ex(root, "cgroups", &arr));
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+
+		assert_true(json_object_object_get_ex(o, "id", &n));
+		assert_true(json_object_object_get_ex(o, "path", &n));
+		path = n ? json_object_get_string(n) : NULL;
+		one.nr = 0;
+		json_object_object_foreach(o, sec, obj)
+			if (json_object_is_type(obj, json_type_object))
+				json_section(&one, sec, obj, &totals);
+		json_object_object_get_ex(o, "id", &n);
+		cgroup_label(id, sizeof(id), path, json_object_get_int64(n));
+		for (k = 0; k < one.nr; k++)
+			set_add(set, one.v[k].v, "%s|%s", path ? path : id,
+				one.v[k].name);
+	}
+	json_object_put(root);
+}
+
+/* the ptscope_cgroup_* samples of a page, and each family's sum */
+static void prom_cgroups(struct value_set *set, const char *page,
+			 struct value_set *sums)
+{
+	char *copy = strdup(page), *line, *save, family[160], *at, *end;
+	char cgroup[64], rest[256];
+	static struct value_set one;
+	const struct value *have;
+	size_t n;
+
+	set->nr = sums->nr = 0;
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "ptscope_cgroup_", 15) || !strchr(line, '{'))
+			continue;
+		at = strstr(line, "cgroup=\"");
+		assert_non_null(at);
+		end = strchr(at + 8, '"');
+		snprintf(cgroup, sizeof(cgroup), "%.*s", (int)(end - at - 8),
+			 at + 8);
+		/* the same line without the cgroup label, as its family's */
+		n = (size_t)(strchr(line, '{') - line);
+		snprintf(family, sizeof(family), "ptscope_%.*s", (int)(n - 15),
+			 line + 15);
+		snprintf(rest, sizeof(rest), "%s{%s", family,
+			 end[1] == ',' ? end + 2 : end + 1);
+		if (!strncmp(rest + strlen(family), "{}", 2))
+			snprintf(rest, sizeof(rest), "%s%s", family,
+				 strchr(end, ' '));
+		one.nr = 0;
+		prom_line(&one, rest);
+		assert_int_equal(one.nr, 1);
+		if (strcmp(cgroup, "other"))
+			set_add(set, one.v[0].v, "%s|%s", cgroup, one.v[0].name);
+		have = set_find(sums, one.v[0].name);
+		if (have)
+			((struct value *)have)->v += one.v[0].v;
+		else
+			set_add(sums, one.v[0].v, "%s", one.v[0].name);
+	}
+	free(copy);
+}
+
+static char *render_page(size_t limit)
+{
+	struct prom_input in = {
+		.eng = &eng,
+		.snap = &snap,
+		.page_size = page_size,
+		.collapse_name = result_name,
+		.cgroup_limit = limit,
+	};
+	char *page = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&page, &len);
+
+	assert_non_null(out);
+	assert_int_equal(prom_render(&in, out), 0);
+	assert_int_equal(fclose(out), 0);
+	return page;
+}
+
+/*
+ * Per cgroup, JSON and Prometheus show the schema's per-cgroup fields
+ * with the same values; over the cgroup label (busiest, then "other")
+ * each series adds up to its unlabelled family, whatever the limit.
+ */
+static void check_cgroups(void)
+{
+	static struct value_set cg_want, cg_got, sums, totals;
+	const struct value *family;
+	size_t limit, i;
+	char *page;
+
+	fill_cgroups();
+	expected_cgroups(&cg_want);
+	json_cgroups(&cg_got);
+	assert_same_set(&cg_want, "schema per cgroup", &cg_got, "JSON cgroups");
+	for (limit = 0; limit <= 3; limit++) {
+		page = render_page(limit);
+		prom_cgroups(&cg_got, page, &sums);
+		if (!limit) {
+			assert_null(strstr(page, "ptscope_cgroup_"));
+		} else if (limit >= 2) {
+			assert_same_set(&cg_want, "schema per cgroup", &cg_got,
+					"Prometheus per cgroup");
+		}
+		free(page);
+		if (!limit)
+			continue;
+		/* the unlabelled families, restricted to per-cgroup fields */
+		from_prom(&totals);
+		assert_true(sums.nr > 0);
+		for (i = 0; i < sums.nr; i++) {
+			family = set_find(&totals, sums.v[i].name);
+			if (!family || fabs(family->v - sums.v[i].v) > 0.5)
+				fail_msg("limit %zu: %s adds up to %.0f over "
+					 "cgroups, the family says %.0f", limit,
+					 sums.v[i].name, sums.v[i].v,
+					 family ? family->v : -1.0);
+		}
+	}
+	snap.cgroups = NULL;
+	snap.nr_cgroups = 0;
+	snap.has_cgroups = false;
+}
+
 static void check_all_renderers(void)
 {
 	static struct value_set totals;
@@ -520,6 +707,7 @@ static void check_all_renderers(void)
 	assert_same_set(&want, "schema", &got, "Prometheus");
 	check_diff();
 	check_text();
+	check_cgroups();
 }
 
 static void setup_engine(uint64_t page)

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for src/data/cgroup.c and cgroup_rank.c: where cgroup v2 is
+ * mounted (mountinfo), --cgroup PATH to a directory and its id, ids back
+ * to paths, on a fake tree in a temporary directory (its own file system
+ * type stands in for cgroup2's, inode numbers for cgroup ids); the
+ * busiest cgroups and the sum of the others; and that the rows count what
+ * the output schema says they hold.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include "data/cgroup.h"
+#include "data/cgroup_rank.h"
+#include "data/schema.h"
+
+static char tree[64];		/* the fake cgroup v2 mount */
+static char err[2 * PATH_MAX + 200];
+
+/* a mount covered by a later one, as /sys/fs/cgroup/unified below */
+static bool not_unified(const char *mount)
+{
+	return strcmp(mount, "/sys/fs/cgroup/unified");
+}
+
+/* mountinfo text through cgroup_fs_parse() */
+static int parse_with(const char *text, struct pts_cgroup_fs *fs,
+		      bool (*usable)(const char *mount))
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	assert_non_null(f);
+	ret = cgroup_fs_parse(f, fs, usable);
+	fclose(f);
+	return ret;
+}
+
+static int parse_mountinfo(const char *text, struct pts_cgroup_fs *fs)
+{
+	return parse_with(text, fs, NULL);
+}
+
+static void test_mountinfo(void **state)
+{
+	static const char hybrid[] =
+		"31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw\n"
+		"35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
+		"41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
+	static const char unified[] =
+		"25 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+		"30 25 0:26 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 rw\n";
+	/* a container's bind of its own subtree, then the whole hierarchy */
+	static const char subtree_first[] =
+		"50 40 0:26 /kubepods/pod1 /run/cg rw - cgroup2 cgroup2 rw\n"
+		"51 40 0:26 / /mnt/cg\\040v2 rw - cgroup2 cgroup2 rw\n";
+	static const char only_subtree[] =
+		"50 40 0:26 /kubepods/pod1 /run/cg rw - cgroup2 cgroup2 rw\n";
+	static const char covered[] =
+		"41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+		"60 23 0:38 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+	static const char v1_only[] =
+		"35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
+		"garbage without a separator\n";
+	struct pts_cgroup_fs fs;
+
+	(void)state;
+	assert_int_equal(parse_mountinfo(hybrid, &fs), 0);
+	assert_string_equal(fs.mount, "/sys/fs/cgroup/unified");
+	assert_int_equal(fs.magic, CGROUP2_SUPER_MAGIC);
+	assert_int_equal(parse_mountinfo(unified, &fs), 0);
+	assert_string_equal(fs.mount, "/sys/fs/cgroup");
+	assert_int_equal(parse_mountinfo(subtree_first, &fs), 0);
+	assert_string_equal(fs.mount, "/mnt/cg v2");
+	assert_int_equal(parse_mountinfo(only_subtree, &fs), 0);
+	assert_string_equal(fs.mount, "/run/cg");
+	assert_int_equal(parse_mountinfo(v1_only, &fs), -ENOENT);
+	assert_string_equal(fs.mount, "");
+	/* cgroup2 mounted over the hybrid tmpfs later: the unified one hides */
+	assert_int_equal(parse_with(covered, &fs, not_unified), 0);
+	assert_string_equal(fs.mount, "/sys/fs/cgroup");
+}
+
+static void make_dir(const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	assert_int_equal(mkdir(path, 0755), 0);
+}
+
+static void remove_dir(const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	assert_int_equal(rmdir(path), 0);
+}
+
+static __u64 ino_of(const char *rel)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s%s%s", tree, *rel ? "/" : "", rel);
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_ino;
+}
+
+/* the fake tree: a, a/b, c, and a file */
+static int setup_tree(void **state)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(tree, sizeof(tree), "/tmp/ptscope-cgtest.XXXXXX");
+	assert_non_null(mkdtemp(tree));
+	make_dir("a");
+	make_dir("a/b");
+	make_dir("c");
+	snprintf(path, sizeof(path), "%s/a/cgroup.procs", tree);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	return 0;
+}
+
+static int teardown_tree(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
+	return system(cmd);
+}
+
+/* the fake tree as a cgroup v2 mount: its statfs type stands in */
+static void fake_fs(struct pts_cgroup_fs *fs)
+{
+	struct statfs sfs;
+
+	assert_int_equal(statfs(tree, &sfs), 0);
+	snprintf(fs->mount, sizeof(fs->mount), "%s", tree);
+	fs->magic = (long)sfs.f_type;
+}
+
+static void assert_resolves(const struct pts_cgroup_fs *fs, const char *arg,
+			    const char *rel, const char *path)
+{
+	struct pts_cgroup_target t;
+
+	if (cgroup_resolve(fs, arg, &t, err, sizeof(err)))
+		fail_msg("--cgroup %s: %s", arg, err);
+	assert_true(t.fd >= 0);
+	assert_int_equal(t.id, ino_of(rel));
+	assert_string_equal(t.path, path);
+	cgroup_target_close(&t);
+	assert_int_equal(t.fd, -1);
+}
+
+static void assert_refused(const struct pts_cgroup_fs *fs, const char *arg,
+			   const char *needle)
+{
+	struct pts_cgroup_target t;
+
+	assert_int_equal(cgroup_resolve(fs, arg, &t, err, sizeof(err)), 2);
+	assert_int_equal(t.fd, -1);
+	if (!strstr(err, needle))
+		fail_msg("--cgroup %s: '%s' lacks '%s'", arg, err, needle);
+}
+
+/* relative, as /proc/PID/cgroup writes it, or the directory itself */
+static void test_resolve(void **state)
+{
+	struct pts_cgroup_fs fs;
+	char full[PATH_MAX];
+
+	(void)state;
+	fake_fs(&fs);
+	assert_resolves(&fs, "a/b", "a/b", "/a/b");
+	/* "/" and "/a/b": cgroup paths, although "/" is a directory too */
+	assert_resolves(&fs, "/a/b", "a/b", "/a/b");
+	assert_resolves(&fs, "c/", "c", "/c");
+	assert_resolves(&fs, "/", "", "/");
+	assert_resolves(&fs, ".", "", "/");
+	snprintf(full, sizeof(full), "%s/a/b", tree);
+	assert_resolves(&fs, full, "a/b", "/a/b");
+	assert_refused(&fs, "nope", "no such cgroup");
+	assert_refused(&fs, "/nope/a", "neither /nope/a nor");
+	assert_refused(&fs, "a/cgroup.procs", "not a directory");
+}
+
+static void test_resolve_not_v2(void **state)
+{
+	struct pts_cgroup_fs fs;
+	char full[PATH_MAX];
+
+	(void)state;
+	fake_fs(&fs);
+	fs.magic = CGROUP2_SUPER_MAGIC;	/* the tree is no cgroup2 now */
+	assert_refused(&fs, "a", "is not in cgroup v2");
+	snprintf(full, sizeof(full), "%s/a", tree);
+	assert_refused(&fs, full, "is not in cgroup v2");
+	fs.mount[0] = '\0';
+	assert_refused(&fs, "a", "cgroup v2 is not mounted");
+}
+
+/* ids to paths: one walk for the unknown ones, cached, unknown stays */
+static void test_names(void **state)
+{
+	struct pts_cgroup_fs fs;
+	struct pts_cgroup_names *names;
+	__u64 ids[5], gone = 0xfffffff1ULL;
+	char buf[32];
+
+	(void)state;
+	fake_fs(&fs);
+	names = cgroup_names_new(&fs);
+	assert_non_null(names);
+	ids[0] = ino_of("a/b");
+	ids[1] = ino_of("c");
+	ids[2] = ino_of("");
+	ids[3] = gone;
+	ids[4] = ino_of("a/b");	/* twice in one read */
+	assert_int_equal(cgroup_names_resolve(names, ids, 5), 0);
+	assert_string_equal(cgroup_names_get(names, ids[0]), "/a/b");
+	assert_string_equal(cgroup_names_get(names, ids[1]), "/c");
+	assert_string_equal(cgroup_names_get(names, ids[2]), "/");
+	assert_null(cgroup_names_get(names, gone));
+	assert_string_equal(cgroup_label(buf, sizeof(buf), NULL, gone),
+			    "id:4294967281");
+	assert_string_equal(cgroup_label(buf, sizeof(buf), "/c", 1), "/c");
+	/* a removed cgroup keeps the path it was seen with */
+	make_dir("d");
+	ids[3] = ino_of("d");
+	remove_dir("c");
+	assert_int_equal(cgroup_names_resolve(names, ids, 4), 0);
+	assert_string_equal(cgroup_names_get(names, ids[1]), "/c");
+	assert_string_equal(cgroup_names_get(names, ids[3]), "/d");
+	assert_null(cgroup_names_get(names, 12345));
+	cgroup_names_free(names);
+}
+
+/* an entry with @calls pmd mremap calls and @faults 2M faults */
+static void set_row(struct pts_cgroup_entry *e, __u64 id, __u64 calls,
+		    __u64 faults)
+{
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	e->stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = calls;
+	e->stats.v[PTS_C_MREMAP_OLD_BYTES + PTS_MREMAP_PMD] = calls << 21;
+	e->stats.v[PTS_C_FAULT_ALLOC + 9] = faults;
+	e->stats.mremap_ns = calls * 1000;
+}
+
+static void assert_fold_sums(const struct pts_snapshot *snap,
+			     const struct pts_cgroup_fold *fold)
+{
+	__u64 sum;
+	size_t i, w;
+
+	for (w = 0; w < PTS_CG_NR_COUNTERS; w++) {
+		sum = fold->other.v[w];
+		for (i = 0; i < fold->nr_top; i++)
+			sum += fold->top[i]->stats.v[w];
+		for (i = 0; i < snap->nr_cgroups; i++)
+			sum -= snap->cgroups[i].stats.v[w];
+		assert_int_equal(sum, 0);
+	}
+	assert_int_equal(fold->nr_top + fold->folded, snap->nr_cgroups);
+}
+
+/* the busiest (mremap calls + faults), ties by id; the rest summed */
+static void test_fold(void **state)
+{
+	struct pts_cgroup_entry rows[4];
+	struct pts_snapshot snap = { .cgroups = rows, .nr_cgroups = 4,
+				     .has_cgroups = true };
+	struct pts_cgroup_fold fold;
+	size_t limit;
+
+	(void)state;
+	set_row(&rows[0], 10, 5, 0);	/* activity 5 */
+	set_row(&rows[1], 30, 3, 6);	/* 9 */
+	set_row(&rows[2], 20, 9, 0);	/* 9, lower id than 30 */
+	set_row(&rows[3], 40, 0, 1);	/* 1 */
+	assert_int_equal(cgroup_activity(&rows[1].stats), 9);
+	assert_int_equal(cgroup_fold(&snap, 2, &fold), 0);
+	assert_int_equal(fold.nr_top, 2);
+	assert_int_equal(fold.top[0]->id, 20);
+	assert_int_equal(fold.top[1]->id, 30);
+	assert_int_equal(fold.folded, 2);
+	assert_int_equal(fold.other.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD], 5);
+	assert_int_equal(fold.other.v[PTS_C_FAULT_ALLOC + 9], 1);
+	assert_int_equal(fold.other.mremap_ns, 5000);
+	assert_fold_sums(&snap, &fold);
+	cgroup_fold_free(&fold);
+	for (limit = 0; limit <= 5; limit++) {
+		assert_int_equal(cgroup_fold(&snap, limit, &fold), 0);
+		assert_int_equal(fold.nr_top, limit < 4 ? limit : 4);
+		assert_fold_sums(&snap, &fold);
+		cgroup_fold_free(&fold);
+	}
+	snap.nr_cgroups = 0;
+	assert_int_equal(cgroup_fold(&snap, 3, &fold), 0);
+	assert_int_equal(fold.nr_top + fold.folded, 0);
+	cgroup_fold_free(&fold);
+}
+
+/*
+ * What the rows hold is what the schema says they hold: each per-cgroup
+ * field is an mremap class counter (counted once per call at its exit,
+ * cgroup_mremap()) or one count_add() counts per cgroup
+ * (pts_cgroup_counted()); and every index count_add() counts per cgroup
+ * is shown by some per-cgroup field.
+ */
+static void test_rows_match_schema(void **state)
+{
+	bool shown[PTS_CG_NR_COUNTERS] = { false };
+	const struct pts_field *f;
+	unsigned int i, idx;
+	size_t r;
+
+	(void)state;
+	for (r = 0; r < pts_nr_fields; r++) {
+		f = &pts_fields[r];
+		if (!schema_field_per_cgroup(f))
+			continue;
+		for (i = 0; i < schema_label_count(f); i++) {
+			idx = (unsigned int)f->index + i;
+			assert_true(idx < PTS_CG_NR_COUNTERS);
+			shown[idx] = true;
+			if (idx < PTS_C_MPT_CALLS)
+				continue;	/* the mremap classes */
+			if (!pts_cgroup_counted(idx))
+				fail_msg("%s.%s: index %u is not counted per "
+					 "cgroup", f->section->key, f->key, idx);
+		}
+	}
+	for (idx = 0; idx < PTS_CG_NR_COUNTERS; idx++)
+		if (pts_cgroup_counted(idx) && !shown[idx])
+			fail_msg("index %u is counted per cgroup, no field "
+				 "shows it", idx);
+	assert_true(schema_field_per_cgroup(schema_find("mremap", "calls")));
+	assert_false(schema_field_per_cgroup(schema_find("mremap",
+							 "latency_ns")));
+	assert_false(schema_field_per_cgroup(schema_find("mremap",
+							 "dontunmap_calls")));
+	assert_false(schema_field_per_cgroup(schema_find("move_page_tables",
+							 "calls")));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mountinfo),
+		cmocka_unit_test_setup_teardown(test_resolve, setup_tree,
+						teardown_tree),
+		cmocka_unit_test_setup_teardown(test_resolve_not_v2, setup_tree,
+						teardown_tree),
+		cmocka_unit_test_setup_teardown(test_names, setup_tree,
+						teardown_tree),
+		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_rows_match_schema),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
