@@ -32,7 +32,7 @@ check_eq "--help exits 0 and lists stat" "0 yes" "$? $(grep -q 'stat \[OPTS\] --
 # probe: every catalog metric with a status; unavailable ones say why
 if "$PTSCOPE" probe --json >"$TMP/probe.json" 2>"$TMP/err"; then
 	check_eq "probe --json: metrics listed" \
-		"mremap.calls mremap.folio_lookups mremap.levels mremap.move_page_tables task.exit thp.collapse thp.fault_alloc" \
+		"mremap.calls mremap.folio_lookups mremap.levels mremap.move_page_tables mremap.pte_batches task.exit thp.collapse thp.fault_alloc" \
 		"$(json "$TMP/probe.json" "' '.join(sorted(d['metrics']))")"
 	check_eq "probe --json: every status known" True \
 		"$(json "$TMP/probe.json" "all(m['status'] in ('exact', 'inferred', 'unavailable') for m in d['metrics'].values())")"
