@@ -106,7 +106,9 @@ def main():
     if len(args) != 2:
         sys.exit(__doc__)
     label, path = args
-    modes = modes or expected_modes(label)
+    # the guest runs them in the first mode with levels only: the per-cgroup
+    # rows are counted the same way on every attach path
+    modes = modes or expected_modes(label)[:1]
     units = [(mode, name, checks) for mode in modes
              for name, (_, checks) in SCENARIOS.items()]
     plan(1 + sum(checks for _, _, checks in units))

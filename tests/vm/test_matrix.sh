@@ -63,7 +63,8 @@ for k in $kernels; do
 		"$bin/ptscope" "$bin/ptscope-bench" "$bin/ptscope-cases" \
 		"$bin/ptscope-floor" "$top/bench/overhead.sh:/lib/overhead.sh" \
 		"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" \
-		"$here/scenarios/maps.sh:/lib/ptscope-maps.sh" >"$work/mkinitramfs.log" 2>&1; then
+		"$here/scenarios/maps.sh:/lib/ptscope-maps.sh" \
+		"$here/scenarios/cgroup.sh:/lib/ptscope-cgroup.sh" >"$work/mkinitramfs.log" 2>&1; then
 		fail "$k: initramfs: $(tail -n1 "$work/mkinitramfs.log")"
 		continue
 	fi
@@ -97,5 +98,6 @@ for k in $booted; do
 	# continue the TAP numbering across kernels
 	run_checker "$k" python3 "$here/check_matrix.py" "$k" "$work/$k.out" "$cases"
 	run_checker "$k maps" python3 "$here/check_maps.py" "$k" "$work/$k.out"
+	run_checker "$k cgroup" python3 "$here/check_cgroup.py" "$k" "$work/$k.out"
 done
 tap_finish

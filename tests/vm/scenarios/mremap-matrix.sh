@@ -7,6 +7,7 @@
 
 . /lib/ptscope-scenarios.sh
 . /lib/ptscope-maps.sh
+. /lib/ptscope-cgroup.sh
 
 echo madvise >$THP/enabled
 echo madvise >$THP/defrag
@@ -70,6 +71,11 @@ for mode in fentry kprobe; do
 		continue
 	fi
 	mremap_scenarios
+	# per cgroup: in one mode (check_cgroup.py), the rows count alike in all
+	if [ -z "${cgroups_done:-}" ]; then
+		cgroup_scenarios
+		cgroups_done=1
+	fi
 	batch_scenarios
 	snoop_scenario
 	top_scenario
