@@ -37,6 +37,14 @@ int path_kind_parse(const char *name, enum pts_path_kind *kind)
 }
 
 /*
+ * The PTE table marker: move_ptes() maps the old table with
+ * pte_offset_map_lock(), an inline around __pte_offset_map_lock() from
+ * 6.5 to 6.18, itself out of line (mm/pgtable-generic.c) on Debian 7.3.
+ */
+#define PTE_LOCK_RETARGET(prog) \
+	{ { prog, { "__pte_offset_map_lock", "pte_offset_map_lock" } } }
+
+/*
  * Why a marker candidate is inferred.  Before 6.5 nothing out of line sees
  * the PTE table in move_ptes().  Without the direct map's base the markers
  * cannot read the PMD entry that get_old_pmd() tests, so a step whose PMD
@@ -206,7 +214,7 @@ const struct pts_metric pts_catalog[] = {
 			},
 			{
 				.kind = PTS_PATH_FENTRY,
-				.label = "fentry markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+]",
+				.label = "fentry markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+]",
 				.exact = true,
 				.obj = PTS_OBJ_MREMAP,
 				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
@@ -214,13 +222,13 @@ const struct pts_metric pts_catalog[] = {
 				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
 					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
 					   "lv_fentry_split", "lv_fexit_pte_lock" },
+				.retargets = PTE_LOCK_RETARGET("lv_fexit_pte_lock"),
 				.reqs = {
 					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
 					{ PTS_REQ_DIRECT_MAP },
 					{ PTS_REQ_FENTRY, "get_old_pud" },
 					{ PTS_REQ_FENTRY, "move_huge_pmd" },
 					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
-					{ PTS_REQ_FENTRY, "__pte_offset_map_lock" },
 				},
 			},
 			{
@@ -243,7 +251,7 @@ const struct pts_metric pts_catalog[] = {
 			},
 			{
 				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+]",
+				.label = "kprobe markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+]",
 				.exact = true,
 				.obj = PTS_OBJ_MREMAP,
 				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
@@ -251,13 +259,13 @@ const struct pts_metric pts_catalog[] = {
 				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
 					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
 					   "lv_kprobe_split", "lv_kretprobe_pte_lock" },
+				.retargets = PTE_LOCK_RETARGET("lv_kretprobe_pte_lock"),
 				.reqs = {
 					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
 					{ PTS_REQ_DIRECT_MAP },
 					{ PTS_REQ_KPROBE, "get_old_pud" },
 					{ PTS_REQ_KPROBE, "move_huge_pmd" },
 					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
-					{ PTS_REQ_KPROBE, "__pte_offset_map_lock" },
 				},
 			},
 			{
@@ -280,7 +288,7 @@ const struct pts_metric pts_catalog[] = {
 			},
 			{
 				.kind = PTS_PATH_FENTRY,
-				.label = "fentry markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+], PMD entries unread",
+				.label = "fentry markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+], PMD entries unread",
 				.exact = false,
 				.inferred_from = INFER_PMD_UNREAD,
 				.obj = PTS_OBJ_MREMAP,
@@ -288,12 +296,12 @@ const struct pts_metric pts_catalog[] = {
 				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
 					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
 					   "lv_fentry_split", "lv_fexit_pte_lock" },
+				.retargets = PTE_LOCK_RETARGET("lv_fexit_pte_lock"),
 				.reqs = {
 					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
 					{ PTS_REQ_FENTRY, "get_old_pud" },
 					{ PTS_REQ_FENTRY, "move_huge_pmd" },
 					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
-					{ PTS_REQ_FENTRY, "__pte_offset_map_lock" },
 				},
 			},
 			{
@@ -315,7 +323,7 @@ const struct pts_metric pts_catalog[] = {
 			},
 			{
 				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe markers get_old_pud, move_huge_pmd, __pte_offset_map_lock [6.5+], PMD entries unread",
+				.label = "kprobe markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+], PMD entries unread",
 				.exact = false,
 				.inferred_from = INFER_PMD_UNREAD,
 				.obj = PTS_OBJ_MREMAP,
@@ -323,12 +331,12 @@ const struct pts_metric pts_catalog[] = {
 				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
 					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
 					   "lv_kprobe_split", "lv_kretprobe_pte_lock" },
+				.retargets = PTE_LOCK_RETARGET("lv_kretprobe_pte_lock"),
 				.reqs = {
 					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
 					{ PTS_REQ_KPROBE, "get_old_pud" },
 					{ PTS_REQ_KPROBE, "move_huge_pmd" },
 					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
-					{ PTS_REQ_KPROBE, "__pte_offset_map_lock" },
 				},
 			},
 			{

@@ -4,7 +4,8 @@
 #
 #   tests/vm/boot.sh VERSION ARCH INITRAMFS [TIMEOUT_S]
 #
-# VERSION: 6.1 | 6.12    ARCH: amd64 | arm64    TIMEOUT_S: default 300
+# VERSION: 6.1 | 6.12 | 7.3    ARCH: amd64 | arm64 | arm64-16k (the 7.3
+# kernel with 16 KiB pages)    TIMEOUT_S: default 300
 #
 # stdout: the scenario's output (console text between the PTSCOPE-VM-BEGIN
 #         and PTSCOPE-VM-EXIT markers, CRs stripped).
@@ -40,7 +41,7 @@ die() { echo "$prog: error: $*" >&2; exit 1; }
 note() { echo "$prog: $*" >&2; }
 usage() {
 	echo "usage: $prog VERSION ARCH INITRAMFS [TIMEOUT_S]" >&2
-	echo "  VERSION: 6.1 | 6.12   ARCH: amd64 | arm64   TIMEOUT_S: default 300" >&2
+	echo "  VERSION: 6.1 | 6.12 | 7.3   ARCH: amd64 | arm64 | arm64-16k   TIMEOUT_S: default 300" >&2
 	exit 2
 }
 
@@ -77,7 +78,7 @@ amd64)
 	tcg_thread=${PTSCOPE_VM_TCG_THREAD:-single}
 	machine=(-M q35 -cpu "${PTSCOPE_VM_CPU:-$cpu}")
 	;;
-arm64)
+arm64 | arm64-16k)
 	qemu=qemu-system-aarch64 qpkg=qemu-system-arm console=ttyAMA0
 	[ "$accel" = auto ] && accel=tcg
 	# pauth-impdef: QEMU's architected pointer-auth algorithm is very slow
@@ -87,7 +88,7 @@ arm64)
 	tcg_thread=${PTSCOPE_VM_TCG_THREAD:-multi}
 	machine=(-M virt -cpu "${PTSCOPE_VM_CPU:-$cpu}")
 	;;
-*) echo "$prog: unknown ARCH '$arch' (want amd64 or arm64)" >&2; usage ;;
+*) echo "$prog: unknown ARCH '$arch' (want amd64, arm64 or arm64-16k)" >&2; usage ;;
 esac
 case $accel in tcg | kvm) ;; *) die "PTSCOPE_VM_ACCEL must be tcg, kvm or auto (got '$accel')" ;; esac
 case $tcg_thread in single | multi) ;; *) die "PTSCOPE_VM_TCG_THREAD must be single or multi (got '$tcg_thread')" ;; esac
@@ -95,7 +96,7 @@ accel_opt=$accel
 [ "$accel" = tcg ] && accel_opt=tcg,thread=$tcg_thread
 [ -f "$initramfs" ] || die "initramfs '$initramfs' not found (build it with mkinitramfs.sh)"
 # Catch an initramfs built for the other ARCH (its init would just fail).
-case $arch in amd64) want_machine=62 ;; arm64) want_machine=183 ;; esac
+case $arch in amd64) want_machine=62 ;; arm64*) want_machine=183 ;; esac
 bb_machine=$({ gzip -dc "$initramfs" | cpio -i --quiet --to-stdout bin/busybox |
 	od -An -t u2 -j 18 -N 2 | tr -d ' \n'; } 2>/dev/null || true)
 if [ -n "$bb_machine" ] && [ "$bb_machine" != "$want_machine" ]; then

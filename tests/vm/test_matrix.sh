@@ -21,21 +21,22 @@ echo "# levels: ptscope-cases --seed $seed --count $cases per mode"
 static_dir() {
 	case $1 in
 	amd64) echo "$top/build/static/x86" ;;
-	arm64) echo "$top/build/static/arm64" ;;
+	arm64*) echo "$top/build/static/arm64" ;;
 	esac
 }
 
 for k in $kernels; do
-	version=${k%-*}
-	arch=${k#*-}
+	version=${k%%-*}
+	arch=${k#*-}		# amd64, arm64 or arm64-16k
+	guest_arch=${arch%-16k}	# what the initramfs binaries are built for
 	bin=$(static_dir "$arch")
-	initrd="$work/$arch.cpio.gz"
+	initrd="$work/$guest_arch.cpio.gz"
 	if [ ! -x "$bin/ptscope" ]; then
 		fail "$k: no static ptscope in $bin (make static)"
 		continue
 	fi
 	if [ ! -f "$initrd" ] &&
-	   ! "$here/mkinitramfs.sh" "$initrd" "$arch" "$here/scenarios/mremap-matrix.sh" \
+	   ! "$here/mkinitramfs.sh" "$initrd" "$guest_arch" "$here/scenarios/mremap-matrix.sh" \
 		"$bin/ptscope" "$bin/ptscope-bench" "$bin/ptscope-cases" \
 		"$bin/ptscope-floor" "$top/bench/overhead.sh:/lib/overhead.sh" \
 		"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" >"$work/mkinitramfs.log" 2>&1; then
