@@ -20,9 +20,9 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* a PTE table read by the PTE-level marker */
+/* a PTE table read by the PTE-level marker, up to 16 KiB pages */
 struct pte_table {
-	__u64 entries[512];
+	__u64 entries[PTS_PTE_TABLE_MAX];
 };
 
 struct {
@@ -570,9 +570,13 @@ static __always_inline void marker_split(void)
 }
 
 /*
- * __pte_offset_map_lock() returned the mapped old PTE table entry for the
+ * (__)pte_offset_map_lock() returned the mapped old PTE table entry for the
  * extent move_ptes() is about to move (6.5+): count the non-none entries,
- * which are exactly what the extent moves.
+ * which are exactly what the extent moves.  The extent ends at a PMD
+ * boundary of the source at the latest (get_extent(), mm/mremap.c), so its
+ * entries lie in this one table: one per page, PTRS_PER_PTE = PAGE_SIZE / 8
+ * of them at most (2048 with 16 KiB pages).  Read just those: reading a
+ * whole buffer from @ptep could run past the table into unmapped memory.
  */
 static __always_inline void marker_pte_table(__u64 *ptep)
 {
@@ -587,12 +591,14 @@ static __always_inline void marker_pte_table(__u64 *ptep)
 	buf = bpf_map_lookup_elem(&pte_buf, &zero);
 	if (!buf)
 		return;
-	n = extent_at(w, w->iter_addr, cfg.pmd_size) / (cfg.pmd_size / 512);
-	if (n > 512)
-		n = 512;
-	if (bpf_probe_read_kernel(buf->entries, sizeof(buf->entries), ptep))
+	n = extent_at(w, w->iter_addr, cfg.pmd_size) >> cfg.page_shift;
+	/* the engine loads this marker only where a table fits the buffer */
+	if (n < 1 || n > PTS_PTE_TABLE_MAX)
 		return;
-	for (i = 0; i < 512; i++) {
+	if (bpf_probe_read_kernel(buf->entries, n * sizeof(buf->entries[0]),
+				  ptep))
+		return;
+	for (i = 0; i < PTS_PTE_TABLE_MAX; i++) {
 		if (i >= n)
 			break;
 		if (buf->entries[i])

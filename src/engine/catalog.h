@@ -33,6 +33,7 @@ enum pts_req_kind {
 	PTS_REQ_METRIC_PATH,	/* metric <name> attached by the same kind */
 	PTS_REQ_METRIC,		/* metric <name> attached by any path */
 	PTS_REQ_DIRECT_MAP,	/* the direct map's base is known (kallsyms) */
+	PTS_REQ_PTE_TABLE,	/* a PTE table fits the PTE marker's buffer */
 };
 
 struct pts_req {
