@@ -582,8 +582,8 @@ static __always_inline void marker_pte_table(__u64 *ptep)
 {
 	struct mpt_walk *w = current_walk();
 	struct pte_table *buf;
-	__u32 zero = 0, i, n;
-	__u64 count = 0;
+	__u64 count = 0, i, n;
+	__u32 zero = 0;
 
 	if (!w || !w->iter_open || !ptep)
 		return;
@@ -591,9 +591,14 @@ static __always_inline void marker_pte_table(__u64 *ptep)
 	buf = bpf_map_lookup_elem(&pte_buf, &zero);
 	if (!buf)
 		return;
+	/*
+	 * All 64 bits: a 32-bit n would be compared as a truncated copy and
+	 * the unchecked register multiplied into the size (verifier: "R2 min
+	 * value is negative").  The engine loads this marker only where a
+	 * table fits the buffer.
+	 */
 	n = extent_at(w, w->iter_addr, cfg.pmd_size) >> cfg.page_shift;
-	/* the engine loads this marker only where a table fits the buffer */
-	if (n < 1 || n > PTS_PTE_TABLE_MAX)
+	if (n > PTS_PTE_TABLE_MAX)
 		return;
 	if (bpf_probe_read_kernel(buf->entries, n * sizeof(buf->entries[0]),
 				  ptep))
