@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,7 +319,8 @@ static void usage(FILE *f)
 		"                    each takes two slots of 4 PUDs below 128 TiB: "
 		"at most\n"
 		"                    12288 with 4 KiB pages, 192 with 16 KiB\n"
-		"  --max-write BYTES most bytes written per case (default 64 MiB)\n"
+		"  --max-write BYTES most bytes written per case (default 32 PMDs:\n"
+		"                    64 MiB with 4 KiB pages, 1 GiB with 16 KiB)\n"
 		"  --max-thp BYTES   THP cases write nothing this far into the "
 		"region or beyond\n"
 		"                    (default 2 GiB + 64 MiB)\n");
@@ -334,8 +336,9 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	uint64_t seed = 1, count = 300, max_write = 64ULL << 20, i, *arg;
+	uint64_t seed = 1, count = 300, max_write = 0, i, *arg;
 	uint64_t max_thp = (2ULL << 30) + (64ULL << 20), max_count;
+	bool max_write_given = false;
 	struct geometry g;
 	struct mcase c;
 	int opt, rc = 0;
@@ -350,6 +353,7 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			arg = &max_write;
+			max_write_given = true;
 			break;
 		case 't':
 			arg = &max_thp;
@@ -378,6 +382,13 @@ int main(int argc, char **argv)
 	g.pud = g.pmd * g.ptrs;
 	/* room for the longest case at the largest offset, PUD aligned */
 	g.slot = 4 * g.pud;
+	/*
+	 * "all" is written up to 32 PMDs: the same share of the cases as
+	 * with 4 KiB pages (every length drawn below a PUD), so as many are
+	 * fully written ones the geometry check can model
+	 */
+	if (!max_write_given)
+		max_write = 32 * g.pmd;
 	max_count = (SLOT_END - SLOT_BASE) / (2 * g.slot);
 	if (count > max_count) {
 		fprintf(stderr, "ptscope-cases: --count %" PRIu64 " needs %"
