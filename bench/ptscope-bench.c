@@ -1059,9 +1059,11 @@ static int cmd_grow(int argc, char **argv)
 /* ---------------------------------------------------------------- fault */
 
 /*
- * Map len bytes aligned to align: over-reserve by align plus one page and
- * trim both ends, so the region has a hole on each side and cannot merge
- * with a neighbouring VMA.
+ * Map len bytes aligned to align: reserve len + align + a page of address
+ * space (PROT_NONE, MAP_NORESERVE: no memory is committed, so even a PUD
+ * alignment of 64 GiB costs nothing), map the region over it and unmap
+ * the slack on both sides, so the region has a hole on each side and
+ * cannot merge with a neighbouring VMA.
  */
 static int map_aligned(uint64_t len, uint64_t align, char **out)
 {
@@ -1069,13 +1071,19 @@ static int map_aligned(uint64_t len, uint64_t align, char **out)
 	uintptr_t raw, start, end;
 	void *mapped;
 
-	mapped = mmap(NULL, reserve_len, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mapped = mmap(NULL, reserve_len, PROT_NONE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (mapped == MAP_FAILED)
-		return fail_errno("mmap %" PRIu64 " bytes", reserve_len);
+		return fail_errno("mmap reserve %" PRIu64 " bytes", reserve_len);
 	raw = (uintptr_t)mapped;
 	start = ALIGN_UP(raw + page_size, align);
 	end = start + len;
+	if (mmap((void *)start, len, PROT_READ | PROT_WRITE,
+		 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED) {
+		munmap(mapped, reserve_len);
+		return fail_errno("mmap %" PRIu64 " bytes at %p", len,
+				  (void *)start);
+	}
 	if (munmap(mapped, start - raw) ||
 	    (raw + reserve_len > end &&
 	     munmap((void *)end, raw + reserve_len - end)))
