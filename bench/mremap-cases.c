@@ -4,6 +4,7 @@
  * heaps, for the differential level test (tests/vm/check_levels.py).
  *
  *   ptscope-cases [--seed N] [--count N] [--max-write BYTES]
+ *                 [--max-thp BYTES]
  *
  * Each case maps an anonymous region (private or shared, THP on or off) at
  * a chosen offset from a PUD boundary, writes a subset of it (none, the
@@ -20,7 +21,13 @@
  * past a 1 GiB boundary.  Every case gets its own source and destination
  * slots, far apart, so no page table is shared between cases and every
  * destination starts empty.  Geometry comes from the running kernel's
- * page size (PMD = page * page/8, PUD = PMD * page/8).
+ * page size (PMD = page * page/8, PUD = PMD * page/8), and so do the
+ * per-table counts the cases draw from: with 4 KiB pages every draw is
+ * the one it always was, with 16 KiB pages (2048 entries per table, PMD
+ * 32 MiB, PUD 64 GiB) the same shapes scale up.  Regions are mapped with
+ * MAP_NORESERVE: a 16 KiB-page case spans up to two 64 GiB PUDs, far more
+ * than a test VM has, and a PUD move needs the entry present, not the
+ * memory behind it.
  *
  * Only libc is used, so it links statically for x86_64 and aarch64; nothing
  * but the cases calls mremap().
@@ -29,6 +36,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +53,12 @@
 
 /* first slot: 32 TiB, above anything the loader or libc maps */
 #define SLOT_BASE	(32ULL << 40)
+/*
+ * The slots stay below 128 TiB, the user address space without an mmap
+ * hint on x86-64 (4-level) and on arm64 with 16 KiB pages (VA_BITS_MIN 47
+ * even on a 52-bit kernel, arch/arm64/include/asm/memory.h).
+ */
+#define SLOT_END	(1ULL << 47)
 
 enum write_kind {
 	WRITE_NONE,
@@ -62,6 +76,7 @@ static const char *const write_names[WRITE_KINDS] = {
 
 struct geometry {
 	uint64_t page;
+	uint64_t ptrs;		/* entries per table: PTRS_PER_PTE = page / 8 */
 	uint64_t pmd;
 	uint64_t pud;
 	uint64_t slot;		/* distance between case slots */
@@ -112,10 +127,10 @@ static uint64_t pick_len(const struct geometry *g)
 		return g->pmd * (1 + rng_below(32));
 	case 3:		/* PMDs and pages */
 		a = rng_below(32);
-		b = 1 + rng_below(511);
+		b = 1 + rng_below(g->ptrs - 1);
 		return g->pmd * a + g->page * b;
 	case 4:		/* around one PUD: a little more, or one PMD less */
-		a = rng_below(1024);
+		a = rng_below(2 * g->ptrs);
 		b = rng_below(2);
 		return b ? g->pud - g->pmd + g->page * a : g->pud + g->page * a;
 	default:	/* GiBs */
@@ -137,7 +152,7 @@ static uint64_t pick_offset(const struct geometry *g)
 		return g->pmd * (1 + rng_below(8));
 	case 2:
 		a = rng_below(8);
-		return g->pmd * a + g->page * (1 + rng_below(511));
+		return g->pmd * a + g->page * (1 + rng_below(g->ptrs - 1));
 	case 3:
 		return g->page * (1 + rng_below(16));
 	default:	/* just below the next PUD boundary: the move crosses it */
@@ -209,12 +224,20 @@ static void make_case(const struct geometry *g, uint64_t index,
 	pick_write(c, max_write);
 }
 
-/* Write one byte in each chosen page; returns the number of pages. */
+/*
+ * Write one byte in each chosen page; returns the number of pages.  In a
+ * THP case a write may fault in a whole PMD folio (32 MiB with 16 KiB
+ * pages), so nothing at or above @max_thp bytes into the region is
+ * written there; the default bound is above every 4 KiB-page case.
+ */
 static uint64_t write_subset(const struct geometry *g, const struct mcase *c,
-			     char *base, uint64_t max_write)
+			     char *base, uint64_t max_write, uint64_t max_thp)
 {
 	uint64_t pages = c->len / g->page, limit = max_write / g->page;
 	uint64_t step = 1, n = 0, p;
+
+	if (c->thp && pages > max_thp / g->page)
+		pages = max_thp / g->page;
 
 	switch (c->write) {
 	case WRITE_NONE:
@@ -242,12 +265,12 @@ static uint64_t write_subset(const struct geometry *g, const struct mcase *c,
 }
 
 static int run_case(const struct geometry *g, uint64_t index,
-		    const struct mcase *c, uint64_t max_write)
+		    const struct mcase *c, uint64_t max_write, uint64_t max_thp)
 {
 	char *src = (char *)(uintptr_t)(SLOT_BASE + 2 * index * g->slot + c->src_off);
 	char *dst = (char *)(uintptr_t)(SLOT_BASE + (2 * index + 1) * g->slot + c->dst_off);
 	int flags = (c->shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS |
-		    MAP_FIXED_NOREPLACE;
+		    MAP_FIXED_NOREPLACE | MAP_NORESERVE;
 	uint64_t written;
 	void *got;
 
@@ -261,7 +284,7 @@ static int run_case(const struct geometry *g, uint64_t index,
 	if (madvise(src, c->len, c->thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
 		fprintf(stderr, "ptscope-cases: case %" PRIu64 ": madvise: %s\n",
 			index, strerror(errno));
-	written = write_subset(g, c, src, max_write);
+	written = write_subset(g, c, src, max_write, max_thp);
 	got = mremap(src, c->len, c->len, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
 	printf("case=%" PRIu64 " src=%p dst=%p len=%" PRIu64 " shared=%d thp=%d "
 	       "write=%s:%" PRIu64 " written=%" PRIu64 " ret=%p\n", index,
@@ -289,11 +312,18 @@ static int parse_u64(const char *text, uint64_t *out)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ptscope-cases [--seed N] [--count N] "
-		"[--max-write BYTES]\n"
+		"[--max-write BYTES] [--max-thp BYTES]\n"
 		"  --seed N          generator seed (default 1)\n"
 		"  --count N         cases, the two fixed ones included "
-		"(default 300)\n"
-		"  --max-write BYTES most bytes written per case (default 64 MiB)\n");
+		"(default 300);\n"
+		"                    each takes two slots of 4 PUDs below 128 TiB: "
+		"at most\n"
+		"                    12288 with 4 KiB pages, 192 with 16 KiB\n"
+		"  --max-write BYTES most bytes written per case (default 32 PMDs:\n"
+		"                    64 MiB with 4 KiB pages, 1 GiB with 16 KiB)\n"
+		"  --max-thp BYTES   THP cases write nothing this far into the "
+		"region or beyond\n"
+		"                    (default 2 GiB + 64 MiB)\n");
 }
 
 int main(int argc, char **argv)
@@ -302,10 +332,13 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "max-write", required_argument, NULL, 'w' },
+		{ "max-thp", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	uint64_t seed = 1, count = 300, max_write = 64ULL << 20, i, *arg;
+	uint64_t seed = 1, count = 300, max_write = 0, i, *arg;
+	uint64_t max_thp = (2ULL << 30) + (64ULL << 20), max_count;
+	bool max_write_given = false;
 	struct geometry g;
 	struct mcase c;
 	int opt, rc = 0;
@@ -320,6 +353,10 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			arg = &max_write;
+			max_write_given = true;
+			break;
+		case 't':
+			arg = &max_thp;
 			break;
 		case 'h':
 			usage(stdout);
@@ -330,7 +367,8 @@ int main(int argc, char **argv)
 		}
 		if (parse_u64(optarg, arg)) {
 			fprintf(stderr, "ptscope-cases: bad number '%s' for --%s\n",
-				optarg, opts[opt == 's' ? 0 : opt == 'n' ? 1 : 2].name);
+				optarg, opts[opt == 's' ? 0 : opt == 'n' ? 1 :
+					     opt == 'w' ? 2 : 3].name);
 			return EXIT_USAGE;
 		}
 	}
@@ -339,17 +377,34 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	g.page = (uint64_t)sysconf(_SC_PAGESIZE);
-	g.pmd = g.page * (g.page / 8);
-	g.pud = g.pmd * (g.page / 8);
+	g.ptrs = g.page / 8;
+	g.pmd = g.page * g.ptrs;
+	g.pud = g.pmd * g.ptrs;
 	/* room for the longest case at the largest offset, PUD aligned */
 	g.slot = 4 * g.pud;
+	/*
+	 * "all" is written up to 32 PMDs: the same share of the cases as
+	 * with 4 KiB pages (every length drawn below a PUD), so as many are
+	 * fully written ones the geometry check can model
+	 */
+	if (!max_write_given)
+		max_write = 32 * g.pmd;
+	max_count = (SLOT_END - SLOT_BASE) / (2 * g.slot);
+	if (count > max_count) {
+		fprintf(stderr, "ptscope-cases: --count %" PRIu64 " needs %"
+			PRIu64 " slots of %" PRIu64 " GiB (4 PUDs): at most %"
+			PRIu64 " cases fit below 128 TiB with %" PRIu64
+			"-byte pages\n", count, 2 * count, g.slot >> 30,
+			max_count, g.page);
+		return EXIT_USAGE;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("seed=%" PRIu64 " count=%" PRIu64 " page=%" PRIu64 " pmd=%" PRIu64
 	       " pud=%" PRIu64 "\n", seed, count, g.page, g.pmd, g.pud);
 	rng_state = seed;
 	for (i = 0; i < count && !rc; i++) {
 		make_case(&g, i, max_write, &c);
-		rc = run_case(&g, i, &c, max_write);
+		rc = run_case(&g, i, &c, max_write, max_thp);
 	}
 	return rc;
 }

@@ -54,16 +54,11 @@
 #define MIB		(1ULL << 20)
 #define GIB		(1ULL << 30)
 
-/* Geometry of x86_64 (and arm64 with 4K pages) page tables. */
-#define PUD_SPAN	GIB
-#define PMD_SPAN	(2 * MIB)
-
 /* Sanity cap for sizes and offsets; keeps all address math in range. */
 #define MAX_REGION	(1ULL << 40)
 #define MAX_COUNT	100000000ULL
 #define MAX_RUNS	1000
 
-#define TOUCH_STRIDE	4096ULL
 #define MARKER_MAGIC	0x70747363ULL	/* "ptsc" */
 #define LINE_BUF_SIZE	8192
 
@@ -92,6 +87,13 @@ enum thp_mode {
 	THP_ALWAYS,
 };
 
+/* mremap: which pages of the source are written before each move */
+enum populate_mode {
+	POPULATE_NONE,
+	POPULATE_SPARSE,	/* the first page of every PMD-sized stretch */
+	POPULATE_FULL,
+};
+
 /* Long option codes; also bit numbers (minus OPT_BASE) in args.seen. */
 enum opt_code {
 	OPT_BASE = 256,
@@ -102,6 +104,7 @@ enum opt_code {
 	OPT_DST_OFFSET,
 	OPT_THP,
 	OPT_NO_POPULATE,
+	OPT_POPULATE,
 	OPT_DONTUNMAP,
 	OPT_START,
 	OPT_STEP,
@@ -141,7 +144,7 @@ struct bench_args {
 	uint64_t punch_at;		/* hold: offset of the page to unmap */
 	bool pause;			/* hold: wait for a signal only */
 	enum thp_mode thp;
-	bool populate;
+	enum populate_mode populate;
 	bool dontunmap;
 	unsigned int seen;
 };
@@ -153,7 +156,7 @@ struct move_plan {
 	uint64_t src_extra;
 	uint64_t dst_extra;
 	enum thp_mode thp;
-	bool populate;
+	enum populate_mode populate;
 	bool dontunmap;		/* MREMAP_DONTUNMAP: the source stays mapped */
 	char *window;
 	uint64_t window_len;
@@ -178,10 +181,20 @@ struct line_reader {
 
 static uint64_t page_size;
 
-/* bytes one PMD entry maps: a page of 8-byte entries, each one page */
+/*
+ * Page-table geometry from the running kernel's page size: a table is one
+ * page of 8-byte entries, so an entry one level up maps page_size / 8
+ * times more (PMD 2 MiB and PUD 1 GiB with 4 KiB pages, 32 MiB and
+ * 64 GiB with 16 KiB pages).
+ */
 static uint64_t pmd_span(void)
 {
 	return page_size / 8 * page_size;
+}
+
+static uint64_t pud_span(void)
+{
+	return page_size / 8 * pmd_span();
 }
 
 /* Static stdout buffer: no malloc()/brk() happens inside measured loops. */
@@ -196,14 +209,25 @@ static const char usage_text[] =
 "Commands:\n"
 "  mremap --size SIZE --align pud|pmd|page --count N\n"
 "         [--src-offset BYTES] [--dst-offset BYTES]\n"
-"         [--thp never|default|always] [--no-populate] [--dontunmap]\n"
+"         [--thp never|default|always] [--populate full|sparse|none]\n"
+"         [--no-populate] [--dontunmap]\n"
 "      Map, populate and move a region N times with\n"
 "      mremap(MREMAP_MAYMOVE|MREMAP_FIXED) between fixed addresses:\n"
-"        pud   src and dst 1 GiB aligned\n"
-"        pmd   src and dst 2 MiB aligned, not 1 GiB aligned\n"
-"        page  src and dst page aligned, offsets differ mod 2 MiB\n"
-"      The offsets (page multiples) shift src/dst further.  --dontunmap\n"
-"      adds MREMAP_DONTUNMAP (the source stays mapped, empty).\n"
+"        pud   src and dst PUD aligned (1 GiB with 4 KiB pages)\n"
+"        pmd   src and dst PMD aligned (2 MiB), not PUD aligned\n"
+"        page  src and dst page aligned, offsets differ mod the PMD size\n"
+"      The offsets (page multiples) shift src/dst further.  --populate\n"
+"      writes every page (full, the default), the first page of every\n"
+"      PMD-sized stretch from the start (sparse: one page per PTE table\n"
+"      of a PMD-aligned source, and the region is mapped MAP_NORESERVE,\n"
+"      so a 64 GiB PUD of 16 KiB pages moves in a small VM) or none\n"
+"      (--no-populate).  --dontunmap adds MREMAP_DONTUNMAP (the source\n"
+"      stays mapped, empty).\n"
+"\n"
+"  geometry\n"
+"      Print the page-table geometry of the running kernel:\n"
+"      page=BYTES pmd=BYTES pud=BYTES (a table is a page of 8-byte\n"
+"      entries).\n"
 "\n"
 "  grow --start SIZE --step SIZE --count N\n"
 "      Map SIZE bytes, then grow it N times by STEP with\n"
@@ -211,14 +235,16 @@ static const char usage_text[] =
 "\n"
 "  fault --size SIZE --count N [--thp never|default|always] [--align SIZE]\n"
 "        [--stride BYTES] [--read]\n"
-"      N times: map SIZE bytes aligned to --align (default 2M), write (or\n"
-"      --read) one byte every --stride (default 4 KiB), report\n"
-"      AnonHugePages from /proc/self/smaps, unmap.\n"
+"      N times: map SIZE bytes aligned to --align (default the PMD size,\n"
+"      2M with 4 KiB pages), write (or --read) one byte every --stride\n"
+"      (default a page), report AnonHugePages from /proc/self/smaps,\n"
+"      unmap.\n"
 "\n"
 "  collapse --size SIZE --count N\n"
-"      N times: map SIZE bytes (a multiple of 2M) 2M aligned, write every\n"
-"      page with MADV_NOHUGEPAGE, then MADV_HUGEPAGE and MADV_COLLAPSE it\n"
-"      into 2M THPs; report AnonHugePages before and after, unmap.\n"
+"      N times: map SIZE bytes (a multiple of the PMD size, 2M with\n"
+"      4 KiB pages) PMD aligned, write every page with MADV_NOHUGEPAGE,\n"
+"      then MADV_HUGEPAGE and MADV_COLLAPSE it into PMD THPs; report\n"
+"      AnonHugePages before and after, unmap.\n"
 "\n"
 "  multi [--sizes LIST]\n"
 "      One VMA per size (default: two PMD spans, half a PMD span plus\n"
@@ -255,7 +281,7 @@ static const char usage_text[] =
 "\n"
 "  bw [--sizes LIST] [--thp never|default|always] [--runs N]\n"
 "      Read bandwidth like lmbench bw_mem rd: for each size in LIST\n"
-"      (default " BW_DEFAULT_SIZES ") map a 2M aligned buffer,\n"
+"      (default " BW_DEFAULT_SIZES ") map a PMD aligned buffer,\n"
 "      memset it, then read one int every 16 bytes, >= 64 MiB per sample;\n"
 "      print the median of N (default 7) samples in MB/s (1e6 bytes/s).\n"
 "\n"
@@ -395,30 +421,47 @@ static int parse_count(const char *text, uint64_t *out)
 	return 0;
 }
 
+/* the names of enum thp_mode, enum populate_mode and enum align_mode */
+static const char *const thp_names[] = { "never", "default", "always" };
+static const char *const populate_names[] = { "none", "sparse", "full" };
+static const char *const align_names[] = { "pud", "pmd", "page" };
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* the index of @text in @names (an enum's names in order), or -1 */
+static int name_index(const char *text, const char *const *names,
+		      size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		if (!strcmp(text, names[i]))
+			return (int)i;
+	return -1;
+}
+
 static int parse_thp(const char *text, enum thp_mode *out)
 {
-	if (!strcmp(text, "never"))
-		*out = THP_NEVER;
-	else if (!strcmp(text, "default"))
-		*out = THP_DEFAULT;
-	else if (!strcmp(text, "always"))
-		*out = THP_ALWAYS;
-	else
-		return -1;
-	return 0;
+	int i = name_index(text, thp_names, ARRAY_SIZE(thp_names));
+
+	*out = i < 0 ? *out : (enum thp_mode)i;
+	return i < 0 ? -1 : 0;
+}
+
+static int parse_populate(const char *text, enum populate_mode *out)
+{
+	int i = name_index(text, populate_names, ARRAY_SIZE(populate_names));
+
+	*out = i < 0 ? *out : (enum populate_mode)i;
+	return i < 0 ? -1 : 0;
 }
 
 static int parse_align_mode(const char *text, enum align_mode *out)
 {
-	if (!strcmp(text, "pud"))
-		*out = ALIGN_PUD;
-	else if (!strcmp(text, "pmd"))
-		*out = ALIGN_PMD;
-	else if (!strcmp(text, "page"))
-		*out = ALIGN_PAGE;
-	else
-		return -1;
-	return 0;
+	int i = name_index(text, align_names, ARRAY_SIZE(align_names));
+
+	*out = i < 0 ? *out : (enum align_mode)i;
+	return i < 0 ? -1 : 0;
 }
 
 /* Comma separated sizes, at most max of them; -1 if malformed. */
@@ -458,15 +501,6 @@ static int parse_folio(const char *text, uint64_t *out)
 	return 0;
 }
 
-static const char *thp_name(enum thp_mode thp)
-{
-	if (thp == THP_NEVER)
-		return "never";
-	if (thp == THP_ALWAYS)
-		return "always";
-	return "default";
-}
-
 static const char *opt_name(int code)
 {
 	switch (code) {
@@ -476,6 +510,7 @@ static const char *opt_name(int code)
 	case OPT_SRC_OFFSET:	return "--src-offset";
 	case OPT_DST_OFFSET:	return "--dst-offset";
 	case OPT_THP:		return "--thp";
+	case OPT_POPULATE:	return "--populate";
 	case OPT_START:		return "--start";
 	case OPT_STEP:		return "--step";
 	case OPT_RUNS:		return "--runs";
@@ -522,8 +557,10 @@ static int store_option(struct bench_args *args, int code, const char *value)
 		args->dontunmap = true;
 		return 0;
 	case OPT_NO_POPULATE:
-		args->populate = false;
+		args->populate = POPULATE_NONE;
 		return 0;
+	case OPT_POPULATE:
+		return parse_populate(value, &args->populate);
 	case OPT_STRIDE:
 		return parse_size(value, &args->stride);
 	case OPT_READ:
@@ -770,42 +807,44 @@ static int smaps_anon_huge_kb(const char *start, const char *end,
 static uint64_t align_src_delta(enum align_mode align)
 {
 	if (align == ALIGN_PMD)
-		return PMD_SPAN;
+		return pmd_span();
 	if (align == ALIGN_PAGE)
-		return page_size;	/* 4K on x86_64 */
+		return page_size;
 	return 0;
 }
 
 static uint64_t align_dst_delta(enum align_mode align)
 {
 	if (align == ALIGN_PMD)
-		return 2 * PMD_SPAN;
+		return 2 * pmd_span();
 	if (align == ALIGN_PAGE)
-		return 2 * page_size;	/* 8K on x86_64 */
+		return 2 * page_size;
 	return 0;
 }
 
 /*
- * Reserve the VA window and place src/dst in it:
+ * Reserve the VA window and place src/dst in it (PUD = pud_span(), 1 GiB
+ * with 4 KiB pages, 64 GiB with 16 KiB pages):
  *
- *   base    = first 1 GiB boundary at least one page into the window
+ *   base    = first PUD boundary at least one page into the window
  *   src     = base + src_delta + src_extra
- *   dstbase = base + roundup(size, 1G) + 1G + roundup(src_extra, 1G)
+ *   dstbase = base + roundup(size, PUD) + PUD + roundup(src_extra, PUD)
  *   dst     = dstbase + dst_delta + dst_extra
  *
- * The window has 1 GiB of slack below base and a 1 GiB guard after dst,
- * i.e. 2 * roundup(size, 1G) + 3G without offsets.  The destination range
- * is unmapped again so that it is a hole before the first move.
+ * The window has a PUD of slack below base (so base exists whatever
+ * mmap() returned) and a PUD guard after dst, i.e. 2 * roundup(size, PUD)
+ * + 3 PUDs without offsets: 320 GiB of reserved (PROT_NONE, NORESERVE)
+ * address space for a 64 GiB move.  The destination range is unmapped
+ * again so that it is a hole before the first move.
  */
 static int plan_setup(struct move_plan *plan)
 {
-	uint64_t dstbase_rel, dst_rel, base;
+	uint64_t dstbase_rel, dst_rel, base, pud = pud_span();
 
-	dstbase_rel = ALIGN_UP(plan->size, PUD_SPAN) + PUD_SPAN +
-		      ALIGN_UP(plan->src_extra, PUD_SPAN);
+	dstbase_rel = ALIGN_UP(plan->size, pud) + pud +
+		      ALIGN_UP(plan->src_extra, pud);
 	dst_rel = dstbase_rel + align_dst_delta(plan->align) + plan->dst_extra;
-	plan->window_len = PUD_SPAN + ALIGN_UP(dst_rel + plan->size, PUD_SPAN) +
-			   PUD_SPAN;
+	plan->window_len = pud + ALIGN_UP(dst_rel + plan->size, pud) + pud;
 	plan->window = mmap(NULL, plan->window_len, PROT_NONE,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (plan->window == MAP_FAILED) {
@@ -813,7 +852,7 @@ static int plan_setup(struct move_plan *plan)
 		return fail_errno("mmap reserve window of %" PRIu64 " bytes",
 				  plan->window_len);
 	}
-	base = ALIGN_UP((uintptr_t)plan->window + page_size, PUD_SPAN);
+	base = ALIGN_UP((uintptr_t)plan->window + page_size, pud);
 	plan->src = (char *)(uintptr_t)(base + align_src_delta(plan->align) +
 					plan->src_extra);
 	plan->dst = (char *)(uintptr_t)(base + dst_rel);
@@ -830,23 +869,42 @@ static void plan_teardown(struct move_plan *plan)
 	plan->window = NULL;
 }
 
+/*
+ * Pages apart that the populate mode writes: every page, or the first of
+ * every PMD-sized stretch (page_size / 8 pages, one PTE table's worth); 0
+ * for none.
+ */
+static uint64_t populate_step(enum populate_mode populate)
+{
+	if (populate == POPULATE_FULL)
+		return 1;
+	if (populate == POPULATE_SPARSE)
+		return page_size / 8;
+	return 0;
+}
+
 /* Map the source, madvise it, populate it and measure its THP usage. */
 static int prepare_source(const struct move_plan *plan, uint64_t iteration,
 			  struct move_result *result)
 {
 	uint64_t pages = plan->size / page_size;
+	uint64_t step = populate_step(plan->populate), page;
+	int flags = MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS;
 	void *mapped;
 
-	mapped = mmap(plan->src, plan->size, PROT_READ | PROT_WRITE,
-		      MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* sparse: the memory behind the region need not exist (overcommit) */
+	if (plan->populate == POPULATE_SPARSE)
+		flags |= MAP_NORESERVE;
+	mapped = mmap(plan->src, plan->size, PROT_READ | PROT_WRITE, flags,
+		      -1, 0);
 	if (mapped == MAP_FAILED)
 		return fail_errno("mmap source at %p", (void *)plan->src);
 	if (apply_thp(plan->src, plan->size, plan->thp))
 		return fail_errno("madvise source at %p", (void *)plan->src);
 	result->pages_populated = 0;
-	if (plan->populate) {
-		write_markers(plan->src, 0, pages, iteration);
-		result->pages_populated = pages;
+	for (page = 0; step && page < pages; page += step) {
+		write_markers(plan->src, page, 1, iteration);
+		result->pages_populated++;
 	}
 	result->anon_huge_kb = 0;
 	if (plan->thp == THP_ALWAYS &&
@@ -860,7 +918,7 @@ static int prepare_source(const struct move_plan *plan, uint64_t iteration,
 static int move_once(const struct move_plan *plan, uint64_t iteration,
 		     struct move_result *result)
 {
-	uint64_t before, after;
+	uint64_t before, after, step, page;
 	void *moved;
 	int ret;
 
@@ -883,9 +941,10 @@ static int move_once(const struct move_plan *plan, uint64_t iteration,
 		return fail_msg("mremap returned %p, expected %p", moved,
 				(void *)plan->dst);
 	}
-	if (plan->populate)
-		ret = check_markers(plan->dst, 0, plan->size / page_size,
-				    iteration);
+	step = populate_step(plan->populate);
+	for (page = 0; step && !ret && page < plan->size / page_size;
+	     page += step)
+		ret = check_markers(plan->dst, page, 1, iteration);
 	if (munmap(plan->dst, plan->size) && !ret)
 		ret = fail_errno("munmap destination %p", (void *)plan->dst);
 	return ret;
@@ -913,8 +972,9 @@ static int run_mremap_loop(struct move_plan *plan, uint64_t count)
 		       (uintptr_t)plan->src, (uintptr_t)plan->dst, result.ns);
 	}
 	printf("mremap_calls=%" PRIu64 " bytes=%" PRIu64
-	       " pages_populated=%" PRIu64 "\n", count, count * plan->size,
-	       pages_total);
+	       " pages_populated=%" PRIu64 " populate=%s\n", count,
+	       count * plan->size, pages_total,
+	       populate_names[plan->populate]);
 cleanup:
 	plan_teardown(plan);
 	return ret;
@@ -930,11 +990,15 @@ static int cmd_mremap(int argc, char **argv)
 		{ "dst-offset",	 required_argument, NULL, OPT_DST_OFFSET },
 		{ "thp",	 required_argument, NULL, OPT_THP },
 		{ "no-populate", no_argument,	    NULL, OPT_NO_POPULATE },
+		{ "populate",	 required_argument, NULL, OPT_POPULATE },
 		{ "dontunmap",	 no_argument,	    NULL, OPT_DONTUNMAP },
 		{ "help",	 no_argument,	    NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct bench_args args = { .thp = THP_DEFAULT, .populate = true };
+	struct bench_args args = {
+		.thp = THP_DEFAULT,
+		.populate = POPULATE_FULL,
+	};
 	struct move_plan plan = { 0 };
 	int ret;
 
@@ -1050,9 +1114,11 @@ static int cmd_grow(int argc, char **argv)
 /* ---------------------------------------------------------------- fault */
 
 /*
- * Map len bytes aligned to align: over-reserve by align plus one page and
- * trim both ends, so the region has a hole on each side and cannot merge
- * with a neighbouring VMA.
+ * Map len bytes aligned to align: reserve len + align + a page of address
+ * space (PROT_NONE, MAP_NORESERVE: no memory is committed, so even a PUD
+ * alignment of 64 GiB costs nothing), map the region over it and unmap
+ * the slack on both sides, so the region has a hole on each side and
+ * cannot merge with a neighbouring VMA.
  */
 static int map_aligned(uint64_t len, uint64_t align, char **out)
 {
@@ -1060,13 +1126,19 @@ static int map_aligned(uint64_t len, uint64_t align, char **out)
 	uintptr_t raw, start, end;
 	void *mapped;
 
-	mapped = mmap(NULL, reserve_len, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mapped = mmap(NULL, reserve_len, PROT_NONE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (mapped == MAP_FAILED)
-		return fail_errno("mmap %" PRIu64 " bytes", reserve_len);
+		return fail_errno("mmap reserve %" PRIu64 " bytes", reserve_len);
 	raw = (uintptr_t)mapped;
 	start = ALIGN_UP(raw + page_size, align);
 	end = start + len;
+	if (mmap((void *)start, len, PROT_READ | PROT_WRITE,
+		 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED) {
+		munmap(mapped, reserve_len);
+		return fail_errno("mmap %" PRIu64 " bytes at %p", len,
+				  (void *)start);
+	}
 	if (munmap(mapped, start - raw) ||
 	    (raw + reserve_len > end &&
 	     munmap((void *)end, raw + reserve_len - end)))
@@ -1139,8 +1211,8 @@ static int cmd_fault(int argc, char **argv)
 	};
 	struct bench_args args = {
 		.thp = THP_DEFAULT,
-		.fault_align = PMD_SPAN,
-		.stride = TOUCH_STRIDE,
+		.fault_align = pmd_span(),
+		.stride = page_size,
 	};
 	uint64_t region;
 	int ret;
@@ -1185,7 +1257,7 @@ static int collapse_once(uint64_t len, uint64_t iteration, int *collapse_ret)
 	char *region = NULL;
 	int ret;
 
-	ret = map_aligned(len, PMD_SPAN, &region);
+	ret = map_aligned(len, pmd_span(), &region);
 	if (ret)
 		return ret;
 	if (madvise(region, len, MADV_NOHUGEPAGE)) {
@@ -1237,11 +1309,11 @@ static int cmd_collapse(int argc, char **argv)
 	      require(&args, "collapse", OPT_COUNT);
 	if (ret)
 		return ret;
-	if (args.size < PMD_SPAN || args.size > MAX_REGION ||
-	    args.size % PMD_SPAN)
-		return usage_error("collapse: --size must be a multiple of %llu"
-				   " between %llu and %llu bytes", PMD_SPAN,
-				   PMD_SPAN, MAX_REGION);
+	if (args.size < pmd_span() || args.size > MAX_REGION ||
+	    args.size % pmd_span())
+		return usage_error("collapse: --size must be a multiple of %"
+				   PRIu64 " between %" PRIu64 " and %llu bytes",
+				   pmd_span(), pmd_span(), MAX_REGION);
 	for (region = 0; region < args.count; region++) {
 		ret = collapse_once(args.size, region, &collapse_ret);
 		if (ret)
@@ -1475,7 +1547,7 @@ static int time_alignment(struct table_row *row, uint64_t size, uint64_t runs)
 		.size = size,
 		.align = row->align,
 		.thp = THP_NEVER,
-		.populate = true,
+		.populate = POPULATE_FULL,
 	};
 	struct move_result result;
 	uint64_t run;
@@ -1604,7 +1676,7 @@ static int bw_size(uint64_t len, enum thp_mode thp, uint64_t runs)
 	char *buf = NULL;
 	int ret;
 
-	ret = map_aligned(len, PMD_SPAN, &buf);
+	ret = map_aligned(len, pmd_span(), &buf);
 	if (ret)
 		return ret;
 	if (apply_thp(buf, len, thp)) {
@@ -1662,7 +1734,7 @@ static int cmd_bw(int argc, char **argv)
 	if (args.runs < 1 || args.runs > MAX_RUNS)
 		return usage_error("bw: --runs must be between 1 and %d",
 				   MAX_RUNS);
-	printf("# bw thp=%s runs=%" PRIu64 "\n", thp_name(args.thp),
+	printf("# bw thp=%s runs=%" PRIu64 "\n", thp_names[args.thp],
 	       args.runs);
 	printf("size_kb  mb_per_s  anon_huge_kb\n");
 	for (i = 0; i < args.nsizes; i++) {
@@ -1986,6 +2058,19 @@ static int cmd_fault_loop(int argc, char **argv)
 
 /* ----------------------------------------------------------------- main */
 
+/* geometry: what the scenarios size their regions from; no options */
+static int cmd_geometry(int argc, char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		return -1;
+	if (argc > 1)
+		return usage_error("geometry: unexpected argument '%s'",
+				   argv[1]);
+	printf("page=%" PRIu64 " pmd=%" PRIu64 " pud=%" PRIu64 "\n",
+	       page_size, pmd_span(), pud_span());
+	return 0;
+}
+
 /* mremap() rejects an old address that is not page aligned (EINVAL). */
 static int run_fail(uint64_t count)
 {
@@ -2020,6 +2105,7 @@ static const struct command commands[] = {
 	{ "hold",   cmd_hold },
 	{ "fail",   cmd_fail },
 	{ "multi",  cmd_multi },
+	{ "geometry", cmd_geometry },
 	{ "table",  cmd_table },
 	{ "bw",     cmd_bw },
 	{ "inplace-loop", cmd_inplace_loop },

@@ -23,12 +23,11 @@ char LICENSE[] SEC("license") = "GPL";
 /*
  * A PTE table read by the PTE-level marker: PAGE_SIZE / 8 entries, 512
  * with 4 KiB pages, 2048 with 16 KiB pages (arm64-16k).  64 KiB pages
- * (8192) are not read: the engine keeps the marker off there.
+ * (8192) are not read: the engine keeps the marker off there
+ * (PTS_REQ_PTE_TABLE).
  */
-#define PTE_TABLE_MAX	2048
-
 struct pte_table {
-	__u64 entries[PTE_TABLE_MAX];
+	__u64 entries[PTS_PTE_TABLE_MAX];
 };
 
 struct {
@@ -635,7 +634,7 @@ struct pte_scan {
  */
 static long pte_scan_one(__u64 i, struct pte_scan *sc)
 {
-	__u32 idx = i & (PTE_TABLE_MAX - 1), nr = 1;
+	__u32 idx = i & (PTS_PTE_TABLE_MAX - 1), nr = 1;
 	__u64 pte;
 
 	if (i >= sc->n)
@@ -687,7 +686,7 @@ static __always_inline void marker_pte_table(__u64 *ptep)
 		return;
 	per_table = 1U << (cfg.page_shift - 3);
 	sc.n = extent_at(w, w->iter_addr, cfg.pmd_size) >> cfg.page_shift;
-	if (sc.n > per_table || per_table > PTE_TABLE_MAX)
+	if (sc.n > per_table || per_table > PTS_PTE_TABLE_MAX)
 		return;
 	sc.first_index = (w->iter_addr >> cfg.page_shift) & (per_table - 1);
 	/* as iter_finish(): the exec stack and undo moves are not counted */
@@ -698,7 +697,7 @@ static __always_inline void marker_pte_table(__u64 *ptep)
 		return;
 	if (bpf_probe_read_kernel(sc.buf->entries, size, ptep))
 		return;
-	bpf_loop(PTE_TABLE_MAX, pte_scan_one, &sc, 0);
+	bpf_loop(PTS_PTE_TABLE_MAX, pte_scan_one, &sc, 0);
 	w->iter_ptes += sc.ptes;
 	w->iter_batches += sc.batches;
 	w->iter_lookups += sc.lookups;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Anonymous hugepage faults by folio order (64 KB mTHP is order 4 and
- * 2 MB PMD THP is order 9 with 4 KB pages) and khugepaged collapses.
+ * 2 MB PMD THP is order 9 with 4 KB pages; with 16 KB pages 64 KB is
+ * order 2 and the 32 MB PMD THP order 11) and khugepaged collapses.
  */
 #include "ptscope.bpf.h"
 
@@ -174,8 +175,8 @@ int BPF_PROG(thp_tp_anon_fault, void *vma, unsigned long addr, int order,
 /*
  * Function path.  Every anonymous fault allocation in handle_mm_fault()
  * goes through vma_alloc_folio() (renamed vma_alloc_folio_noprof() in
- * 6.10): do_huge_pmd_anonymous_page() for order 9, alloc_anon_folio()
- * for the mTHP orders from high to low (6.8+), order 0 last.  A NULL
+ * 6.10): do_huge_pmd_anonymous_page() for the PMD order (9 with 4 KiB
+ * pages, 11 with 16 KiB), alloc_anon_folio() for the mTHP orders from high to low (6.8+), order 0 last.  A NULL
  * folio is a fallback; a folio that __mem_cgroup_charge() refuses is a
  * charge fallback (and a fallback, as in count_mthp_stat()).  The folio
  * left at the end of the fault is the one it mapped.
@@ -213,7 +214,9 @@ static __always_inline void fault_exit(void)
 	latency = bpf_ktime_get_ns() - ctx->ts;
 	if (ctx->zero_page) {
 		count_add(PTS_C_FAULT_ZERO_PAGE, 1);
-		fault_event(9, PTS_FAULT_RES_ZERO_PAGE, latency, ctx);
+		/* the huge zero folio is HPAGE_PMD_ORDER: PMD_SHIFT - PAGE_SHIFT */
+		fault_event(cfg.page_shift - 3, PTS_FAULT_RES_ZERO_PAGE, latency,
+			    ctx);
 	}
 	if (ctx->folio && ctx->order >= 0 && ctx->order < PTS_MAX_ORDER) {
 		order = ctx->order;

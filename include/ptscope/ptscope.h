@@ -18,6 +18,15 @@
 #define PTS_HIST_SLOTS		64
 /* folio orders 0..PTS_MAX_ORDER-1 (2 MB is order 9 with 4 KB pages) */
 #define PTS_MAX_ORDER		16
+/*
+ * Most entries of a PTE table the PTE-level level marker reads: PTRS_PER_PTE
+ * is PAGE_SIZE / 8, 512 with 4 KiB pages and 2048 with 16 KiB ones.  A
+ * 64 KiB-page kernel (8192 entries) would need a 64 KiB per-CPU buffer,
+ * above the 32 KiB a per-CPU array value may hold (PCPU_MIN_UNIT_SIZE):
+ * there the engine refuses the PTE marker (PTS_REQ_PTE_TABLE) and the
+ * level breakdown falls back to a candidate without PTE counts.
+ */
+#define PTS_PTE_TABLE_MAX	2048
 /* khugepaged result codes (enum scan_result) kept; larger ones clamp */
 #define PTS_COLLAPSE_STATUSES	64
 

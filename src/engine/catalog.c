@@ -51,8 +51,9 @@ int path_kind_parse(const char *name, enum pts_path_kind *kind)
  * is empty under a present PUD (a sparse region) looks like a PMD move.
  */
 #define INFER_NO_PTE_HELPER \
-	"no out-of-line PTE helper in move_ptes (before 6.5): NORMAL_PMD and " \
-	"PTE extents from the geometry, PTE count unavailable"
+	"no PTE table marker (no out-of-line PTE helper in move_ptes before " \
+	"6.5, or pages above 16 KiB): NORMAL_PMD and PTE extents from the " \
+	"geometry, PTE count unavailable"
 #define INFER_PMD_UNREAD \
 	"upper bound: empty PMD steps under a present PUD are counted as " \
 	"PMD moves (direct map base unknown, PMD entries unread)"
@@ -239,6 +240,7 @@ const struct pts_metric pts_catalog[] = {
 					{ PTS_REQ_FENTRY, "get_old_pud" },
 					{ PTS_REQ_FENTRY, "move_huge_pmd" },
 					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
+					{ PTS_REQ_PTE_TABLE },
 				},
 			},
 			{
@@ -276,6 +278,7 @@ const struct pts_metric pts_catalog[] = {
 					{ PTS_REQ_KPROBE, "get_old_pud" },
 					{ PTS_REQ_KPROBE, "move_huge_pmd" },
 					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
+					{ PTS_REQ_PTE_TABLE },
 				},
 			},
 			{
@@ -312,6 +315,7 @@ const struct pts_metric pts_catalog[] = {
 					{ PTS_REQ_FENTRY, "get_old_pud" },
 					{ PTS_REQ_FENTRY, "move_huge_pmd" },
 					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
+					{ PTS_REQ_PTE_TABLE },
 				},
 			},
 			{
@@ -347,6 +351,7 @@ const struct pts_metric pts_catalog[] = {
 					{ PTS_REQ_KPROBE, "get_old_pud" },
 					{ PTS_REQ_KPROBE, "move_huge_pmd" },
 					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
+					{ PTS_REQ_PTE_TABLE },
 				},
 			},
 			{

@@ -35,6 +35,7 @@ enum pts_req_kind {
 	PTS_REQ_DIRECT_MAP,	/* the direct map's base is known (kallsyms) */
 	PTS_REQ_KERNEL_MIN,	/* the kernel release is at least <arg> ("6.17") */
 	PTS_REQ_METRIC_CFG,	/* metric <name>'s candidate has cfg flag <cfg> */
+	PTS_REQ_PTE_TABLE,	/* a PTE table fits the PTE marker's buffer */
 };
 
 struct pts_req {

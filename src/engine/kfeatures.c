@@ -430,6 +430,22 @@ static int check_release(const struct pts_kfeatures *kf, const char *min,
 	return -ENOENT;
 }
 
+/*
+ * The PTE-level marker copies the PTE table it counts into a per-CPU
+ * buffer of PTS_PTE_TABLE_MAX entries; a table holds PAGE_SIZE / 8.
+ */
+static int check_pte_table(char *why, size_t len)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+
+	if (page_size > 0 && (unsigned long)page_size / 8 <= PTS_PTE_TABLE_MAX)
+		return 0;
+	snprintf(why, len, "a PTE table of %ld entries (%ld KiB pages) is "
+		 "larger than the PTE marker's %d-entry buffer", page_size / 8,
+		 page_size / 1024, PTS_PTE_TABLE_MAX);
+	return -E2BIG;
+}
+
 int kfeatures_check(void *ctx, const struct pts_req *req, char *why, size_t len)
 {
 	struct pts_kfeatures *kf = ctx;
@@ -464,6 +480,8 @@ int kfeatures_check(void *ctx, const struct pts_req *req, char *why, size_t len)
 		snprintf(why, len, "no address of %s in /proc/kallsyms: PMD "
 			 "entries cannot be read", kfeatures_dmap_var_name());
 		return -ENOENT;
+	case PTS_REQ_PTE_TABLE:
+		return check_pte_table(why, len);
 	}
 	snprintf(why, len, "unknown requirement %d", req->kind);
 	return -EOPNOTSUPP;

@@ -738,6 +738,22 @@ static void test_levels_follow_move_page_tables(void **state)
 	assert_non_null(strstr(reason, "through kprobe, which is unavailable"));
 }
 
+/*
+ * 64 KiB pages: a PTE table (8192 entries) does not fit the PTE marker's
+ * buffer, so the levels come from the markers without PTE counts
+ */
+static void test_levels_pte_table_too_large(void **state)
+{
+	struct fake_kernel k = kernel_6_15(REQ_BIT(PTS_REQ_PTE_TABLE));
+
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_chosen("mremap.levels", 3);
+	assert_false(chosen_cand("mremap.levels")->exact);
+	assert_false(chosen_cand("mremap.levels")->cfg_flags & PTS_CFG_PTE_MARKER);
+	assert_true(chosen_cand("mremap.levels")->cfg_flags & PTS_CFG_PMD_READ);
+	assert_why_has("mremap.levels", 2, "kernel: no");
+}
+
 /* renamed functions: the first name the kernel has is the target */
 static void test_fault_alloc_retargets(void **state)
 {
@@ -876,6 +892,7 @@ int main(void)
 		cmocka_unit_test(test_patched_kernel),
 		cmocka_unit_test(test_levels_follow_move_page_tables),
 		cmocka_unit_test(test_pte_batches),
+		cmocka_unit_test(test_levels_pte_table_too_large),
 		cmocka_unit_test(test_fault_alloc_retargets),
 		cmocka_unit_test(test_fault_alloc_tracepoint_fallback),
 		cmocka_unit_test(test_reason_truncated),

@@ -11,8 +11,8 @@ breakdown is compared case by case:
   kprobe markers; on stock kernels fentry and kprobe must agree;
 - with the geometry, where it is exact: a fully written region without
   THP (model() below replays the move_page_tables() loop of mm/mremap.c);
-- for cases 0 and 1 (issue 11's sparse region): 2 PMD moves, 512 empty
-  steps.
+- for cases 0 and 1 (issue 11's sparse region): with 4 KiB pages 2 PMD
+  moves and 512 empty steps, in general from the generator's geometry.
 
 Used by check_matrix.py and check_patched.py; each check_* function makes
 exactly the number of TAP checks its docstring names.
@@ -195,23 +195,43 @@ def check_geometry(label, mode, blocks, realign, keys=SHARED_KEYS):
         comment("  case %d src %#x dst %#x len %d: (want, got) %s" % d)
 
 
+def issue_case_levels(header, c, markers, ptes, pmd_read):
+    """Levels of case 0 or 1: two PUDs at a PUD boundary, the first pages
+    written (4 MiB), moved one PMD past a PUD boundary.  Every step of the
+    first PUD is a PMD step (both sides PMD aligned): the ones holding
+    written pages move their PTE table, the other ptrs - moved are empty.
+    The second PUD is none: its steps end at the destination's PUD
+    boundary, PUD - PMD and then PMD long, 2 empty PUD steps.  With 4 KiB
+    pages: 2 PMD moves, 510 + 2 empty; 16 KiB: 1 PMD move, 2047 + 2."""
+    page, pmd = int(header["page"]), int(header["pmd"])
+    ptrs = pmd // page
+    moved = (c["written"] * page + pmd - 1) // pmd if c else None
+    want = dict(pud=0, pmd=moved if pmd_read else ptrs, huge_pmd=0,
+                fallbacks=0, pte_extents=0, ptes=0 if ptes else None)
+    if markers:
+        want["empty"] = ptrs - moved + 2 if pmd_read and c else 2
+    return want
+
+
 def check_issue_case(label, mode, blocks, markers, ptes=True, pmd_read=True):
-    """2 checks: cases 0 and 1 (2 GiB, first 4 MiB written, destination
-    2 MiB past a PUD boundary) moved 2 PMD entries and nothing else; the
-    markers also saw 510 empty PMD steps and 2 empty PUD steps.  PTES:
-    whether the path counts PTEs (else the key must be absent).  Markers
-    that cannot read PMD entries (PMD_READ false) give the upper bound the
-    metric then claims: 512 PMD moves, 2 empty steps."""
-    _, got, _ = calls(blocks, mode)
+    """2 checks: cases 0 and 1 (2 PUDs, first 4 MiB written, destination
+    a PMD past a PUD boundary) moved the PMD entries of the written pages
+    and nothing else; the markers also saw the empty PMD and PUD steps
+    (issue_case_levels()).  PTES: whether the path counts PTEs (else the
+    key must be absent).  Markers that cannot read PMD entries (PMD_READ
+    false) give the upper bound the metric then claims: every PMD step of
+    the first PUD a move (512 with 4 KiB pages), 2 empty steps."""
+    header, got, _ = calls(blocks, mode)
     for i in (0, 1):
         c, lv = got.get(i, (None, None))
-        want = dict(pud=0, pmd=2 if pmd_read else 512, huge_pmd=0, fallbacks=0,
-                    pte_extents=0, ptes=0 if ptes else None)
-        if markers:
-            want["empty"] = 512 if pmd_read else 2
+        if "page" not in header:
+            tap(False, "%s %s levels case %d: no generator header" % (label, mode, i))
+            continue
+        want = issue_case_levels(header, c, markers, ptes, pmd_read)
         g = {k: (lv or {}).get(k) for k in want}
-        tap(g == want, "%s %s levels case %d (2 GiB %s, 4 MiB written): %s" % (
+        tap(g == want, "%s %s levels case %d (2 PUDs %s, %s pages written): %s" % (
             label, mode, i, "shared" if c and c["shared"] else "private",
+            c["written"] if c else "?",
             g if g == want else "got %s want %s" % (g, want)))
 
 

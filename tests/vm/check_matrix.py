@@ -7,7 +7,10 @@ Prints TAP lines ("ok N - ..." / "not ok N - ...").  Ground truth is the
 geometry of each scenario, derived by hand below from the move_page_tables()
 loop (mm/mremap.c): a whole PUD/PMD entry moves when source and destination
 both sit on its boundary with a whole entry left; otherwise the extent runs
-to the nearest PMD boundary of either side.
+to the nearest PMD boundary of either side.  The sizes come from the page
+size the guest reports (@@GEOMETRY, from ptscope-bench geometry): a table
+is a page of 8-byte entries, so PMD = page * page/8 and PUD = PMD * page/8
+(2 MiB and 1 GiB with 4 KiB pages, 32 MiB and 64 GiB with 16 KiB pages).
 """
 import json
 import re
@@ -21,41 +24,106 @@ GIB = 1 << 30
 MIB = 1 << 20
 KIB = 1 << 10
 
-# scenario -> expected mremap level counts for one call
-# 1052684K = 1 GiB + 4 MiB + 12 KiB: 1 PUD, then 2 PMDs, then 3 PTEs
-# off4k: source PMD boundaries at k*2M (511 inside), destination ones at
-# 2M-4K + k*2M (512 inside): 1023 boundaries, so 1024 PTE extents
-# split: two 2 MiB THPs whose destination is off by 4 KiB: both split,
-# extents [0,2M-4K) [2M-4K,2M) [2M,4M-4K) [4M-4K,4M)
-EXPECT = {
-    "pud":      dict(pud_moved=1, pud_fallback=0, pmd_moved=0, huge_pmd_moved=0,
-                     pte_extents=0, ptes=0, pte_extent_bytes=0, thp_splits=0),
-    "pmd":      dict(pud_moved=0, pmd_moved=8, huge_pmd_moved=0, pte_extents=0,
-                     ptes=0, thp_splits=0),
-    "huge_pmd": dict(pud_moved=0, pmd_moved=0, huge_pmd_moved=8,
-                     huge_pmd_fallback=0, pte_extents=0, ptes=0, thp_splits=0),
-    "pte":      dict(pud_moved=0, pmd_moved=0, huge_pmd_moved=0, pte_extents=1,
-                     ptes=259, pte_extent_bytes=1036 * KIB),
-    "off4k":    dict(pud_moved=0, pud_fallback=0, pmd_moved=0, pmd_fallback=0,
-                     huge_pmd_moved=0, pte_extents=1024, ptes=GIB // (4 * KIB),
-                     pte_extent_bytes=GIB),
-    "mixed":    dict(pud_moved=1, pud_fallback=0, pmd_moved=2, pmd_fallback=0,
-                     huge_pmd_moved=0, pte_extents=1, ptes=3,
-                     pte_extent_bytes=12 * KIB),
-    "split":    dict(pud_moved=0, pmd_moved=0, huge_pmd_moved=0,
-                     huge_pmd_fallback=0, thp_splits=2, pte_extents=4,
-                     ptes=1024, pte_extent_bytes=4 * MIB),
-}
-SIZES = {"pud": GIB, "pmd": 16 * MIB, "huge_pmd": 16 * MIB, "pte": 1036 * KIB,
-         "off4k": GIB, "mixed": 1052684 * KIB, "split": 4 * MIB}
+
+class Geometry:
+    """Page-table geometry from the page size: PTRS_PER_PTE = page / 8
+    entries per table, each level up maps that many times more."""
+
+    def __init__(self, page):
+        self.page = page
+        self.ptrs = page // 8
+        self.pmd = page * self.ptrs
+        self.pud = self.pmd * self.ptrs
+        # folio orders: the PMD THP (9 with 4 KiB pages, 11 with 16 KiB)
+        # and the 64 KiB mTHP of fault_mthp (4 and 2)
+        self.pmd_order = self.ptrs.bit_length() - 1
+        self.mthp_order = (64 * KIB // page).bit_length() - 1
+
+    def size_kb(self, order):
+        """the hugepages-<N>kB directory of a folio order"""
+        return (self.page << order) // KIB
+
+
+def expect(geo, populate):
+    """scenario -> (size, expected mremap level counts for one call).
+    POPULATE is how the PUD-sized scenarios (pud, off4k, mixed) were
+    written: "full" (every page), or "sparse" (ptscope-bench --populate
+    sparse: the first page of every PMD-sized stretch, when a PUD does not
+    fit in the VM twice: 64 GiB with 16 KiB pages); the others are
+    always full.  PTEs moved = the populated pages the PTE extents move.
+
+    pud:      one PUD-aligned PUD: 1 PUD entry, no PTE level at all
+    pmd, huge_pmd: 8 PMD-aligned PMDs (not PUD-aligned): 8 entries (THP
+              backed: 8 huge PMDs)
+    pte:      ptrs/2 + 3 pages (1036 KiB with 4 KiB pages), src and dst a
+              page and two pages past a PMD boundary: one PTE extent
+    off4k:    one PUD, destination a page off: source PMD boundaries at
+              k*PMD (ptrs - 1 inside), destination ones at PMD - page +
+              k*PMD (ptrs inside): 2*ptrs - 1 boundaries, 2*ptrs extents
+    mixed:    PUD + 2 PMD + 3 pages (1052684 KiB): 1 PUD, 2 PMDs, then one
+              PTE extent of 3 pages; sparse writes only the first of them
+    split:    two PMD THPs whose destination is off by a page: both split,
+              extents [0,PMD-page) [PMD-page,PMD) [PMD,2PMD-page)
+              [2PMD-page,2PMD), every page a PTE
+    """
+    page, ptrs, pmd, pud = geo.page, geo.ptrs, geo.pmd, geo.pud
+    sparse = populate == "sparse"
+    pte_pages = ptrs // 2 + 3
+    return {
+        "pud": (pud, dict(pud_moved=1, pud_fallback=0, pmd_moved=0,
+                          huge_pmd_moved=0, pte_extents=0, ptes=0,
+                          pte_extent_bytes=0, thp_splits=0)),
+        "pmd": (8 * pmd, dict(pud_moved=0, pmd_moved=8, huge_pmd_moved=0,
+                              pte_extents=0, ptes=0, thp_splits=0)),
+        "huge_pmd": (8 * pmd, dict(pud_moved=0, pmd_moved=0, huge_pmd_moved=8,
+                                   huge_pmd_fallback=0, pte_extents=0, ptes=0,
+                                   thp_splits=0)),
+        "pte": (pte_pages * page, dict(pud_moved=0, pmd_moved=0,
+                                       huge_pmd_moved=0, pte_extents=1,
+                                       ptes=pte_pages,
+                                       pte_extent_bytes=pte_pages * page)),
+        "off4k": (pud, dict(pud_moved=0, pud_fallback=0, pmd_moved=0,
+                            pmd_fallback=0, huge_pmd_moved=0,
+                            pte_extents=2 * ptrs,
+                            ptes=pud // pmd if sparse else pud // page,
+                            pte_extent_bytes=pud)),
+        "mixed": (pud + 2 * pmd + 3 * page,
+                  dict(pud_moved=1, pud_fallback=0, pmd_moved=2,
+                       pmd_fallback=0, huge_pmd_moved=0, pte_extents=1,
+                       ptes=1 if sparse else 3, pte_extent_bytes=3 * page)),
+        "split": (2 * pmd, dict(pud_moved=0, pmd_moved=0, huge_pmd_moved=0,
+                                huge_pmd_fallback=0, thp_splits=2,
+                                pte_extents=4, ptes=2 * ptrs,
+                                pte_extent_bytes=2 * pmd)),
+    }
+
+
+# the 4 KiB-page numbers, for check_patched.py (kernel/build: x86-64)
+EXPECT = {k: v[1] for k, v in expect(Geometry(4096), "full").items()}
+SIZES = {k: v[0] for k, v in expect(Geometry(4096), "full").items()}
 # the mremap syscall's alignment class for each scenario
 CLASS = {"pud": "pud", "pmd": "pmd", "huge_pmd": "pmd", "pte": "pte",
          "off4k": "pte", "mixed": "pud", "split": "pte"}
 
 
+def guest_geometry(blocks):
+    """(Geometry, populate of the PUD-sized scenarios) from the guest's
+    @@GEOMETRY line; raises if it is missing (never a 4 KiB guess)."""
+    line = blocks.get(("geometry", None, None))
+    if line is None:
+        raise ValueError("the guest printed no @@GEOMETRY line")
+    words = dict(w.split("=", 1) for w in line.split())
+    return Geometry(int(words["page"])), words["populate_pud"]
+
+
+def guest_expect(blocks):
+    """expect() for what this guest ran"""
+    return expect(*guest_geometry(blocks))
+
 
 def older_than(label, version):
-    """label "6.1-arm64" -> whether its kernel predates VERSION (a tuple)"""
+    """label "6.1-arm64" (or "7.3-arm64-16k") -> whether its kernel
+    predates VERSION (a tuple)"""
     return tuple(int(x) for x in label.split("-")[0].split(".")) < version
 
 
@@ -96,6 +164,8 @@ def parse(path):
         line = line.rstrip("\n")
         if line.startswith("@@KERNEL "):
             kernel = line.split()[1:]
+        elif line.startswith("@@GEOMETRY "):
+            blocks[("geometry", None, None)] = line.split(None, 1)[1]
         elif line.startswith("@@BEGIN "):
             parts = line.split()
             attrs = dict(p.split("=", 1) for p in parts[2:])
@@ -107,6 +177,27 @@ def parse(path):
         elif cur:
             lines.append(line)
     return kernel, blocks
+
+
+def check_geometry(label, blocks):
+    """1 check: the guest's geometry holds together: the PMD and PUD sizes
+    ptscope-bench printed are page * page/8 and PMD * page/8, and ptscope's
+    probes saw the same page size."""
+    geo, populate = guest_geometry(blocks)
+    words = dict(w.split("=", 1) for w in blocks[("geometry", None, None)].split())
+    seen = []
+    for mode in ("fentry", "kprobe"):
+        text = blocks.get(("probe", mode, None))
+        try:
+            seen.append(json.loads(text)["system"]["page_size"] if text else None)
+        except ValueError:
+            seen.append("unreadable")
+    ok = (int(words["pmd"]) == geo.pmd and int(words["pud"]) == geo.pud and
+          populate in ("full", "sparse") and seen == [geo.page, geo.page])
+    tap(ok, "%s: page %d B, PMD %d KiB (%d entries per table), PUD %d MiB, "
+        "PUD-sized scenarios populated %s; ptscope's page size %s" % (
+            label, geo.page, geo.pmd // KIB, geo.ptrs, geo.pud // MIB,
+            populate, seen))
 
 
 def expected_modes(label):
@@ -172,7 +263,8 @@ def check_scenario(label, mode, name, blocks):
     if levels is None or mpt is None:
         tap(False, "%s %s %s: levels or move_page_tables missing" % (label, mode, name))
         return
-    want = dict(EXPECT[name])
+    size, want = guest_expect(blocks)[name]
+    want = dict(want)
     # before 6.5 no helper sees the PTE table: the count is absent, never
     # zero, and the metric says it is inferred; from 6.5 the markers, with
     # the PMD entries read through the direct map, are exact
@@ -191,7 +283,6 @@ def check_scenario(label, mode, name, blocks):
     got_mpt = (mpt["calls"], mpt["stack_moves"], mpt["partial"])
     tap(got_mpt == (2, 1, 0), "%s %s %s: move_page_tables calls/stack/partial %s" % (
         label, mode, name, got_mpt))
-    size = SIZES[name]
     cls = counters["mremap"]["classes"][CLASS[name]]
     tap(cls["calls"] == 1 and cls["old_bytes"] == size,
         "%s %s %s: mremap class %s calls=%d bytes=%d" % (
@@ -222,13 +313,15 @@ def kernel_equal_checks(label, vmstat_key):
 
 def check_kernel_equal(label, mode, name, report, order, field, vmstat_key, mthp_key):
     """ptscope's per-order count must equal the kernel's counters
-    (kernel_equal_checks() checks)."""
+    (kernel_equal_checks() checks).  The mTHP stats directory of ORDER is
+    named by its size in KiB: the page size the guest's ptscope reports
+    (check_geometry() holds it to the guest's own) shifted by ORDER."""
     got = order_row(report, order)[field]
     if vmstat_key:
         want = kernel(report, "vmstat", vmstat_key)
         tap(got == want, "%s %s %s: order %d %s %d = vmstat %s %s" % (
             label, mode, name, order, field, got, vmstat_key, want))
-    size = "hugepages-%dkB" % (4 << order)
+    size = "hugepages-%dkB" % (report["system"]["page_size"] // KIB << order)
     want = kernel(report, size, mthp_key)
     if has_mthp_stats(label):
         tap(got == want, "%s %s %s: order %d %s %d = %s/%s %s" % (
@@ -251,6 +344,12 @@ def fault_checks(label, name):
 
 
 def check_faults(label, mode, blocks, names):
+    """the fault scenarios are sized in PMDs (lib.sh fault_scenarios):
+    fault_pmd 2 x 4 PMDs, fault_zero 4 PMDs read one PMD apart, fault_mthp
+    4 x 1 MiB of 64 KiB folios, fault_charge 16 PMDs one PMD apart in a
+    memcg of 2.5 PMDs"""
+    geo = guest_geometry(blocks)[0]
+    pmd_kb = geo.pmd // KIB
     for name in names:
         key = ("stat", mode, name)
         if ("error", mode, name) in blocks or key not in blocks:
@@ -262,25 +361,27 @@ def check_faults(label, mode, blocks, names):
         if faults is None or "huge_zero_page" not in faults:
             tap(False, "%s %s %s: fault counters missing" % (label, mode, name))
             continue
-        pmd = order_row(report, 9)
+        pmd = order_row(report, geo.pmd_order)
         if name == "fault_pmd":
-            tap(pmd["alloc"] == 8, "%s %s %s: 2 x 8 MiB = 8 PMD folios (%d)" % (
-                label, mode, name, pmd["alloc"]))
-            check_kernel_equal(label, mode, name, report, 9, "alloc",
-                               "thp_fault_alloc", "anon_fault_alloc")
+            tap(pmd["alloc"] == 8, "%s %s %s: 2 x %d KiB = 8 PMD folios (%d)" % (
+                label, mode, name, 4 * pmd_kb, pmd["alloc"]))
+            check_kernel_equal(label, mode, name, report, geo.pmd_order,
+                               "alloc", "thp_fault_alloc", "anon_fault_alloc")
             tap(pmd["latency_ns"]["count"] == 8,
-                "%s %s %s: 8 latency samples for 2M faults (%d)" % (
-                    label, mode, name, pmd["latency_ns"]["count"]))
+                "%s %s %s: 8 latency samples for %d KiB faults (%d)" % (
+                    label, mode, name, pmd_kb, pmd["latency_ns"]["count"]))
             small = order_row(report, 0)
             tap(small["alloc"] > 0 and small["latency_ns"]["count"] == small["alloc"],
                 "%s %s %s: order 0 faults %d with %d latency samples" % (
                     label, mode, name, small["alloc"], small["latency_ns"]["count"]))
         elif name == "fault_zero":
             tap(faults["huge_zero_page"] == 4 and pmd["alloc"] == 0,
-                "%s %s %s: 4 read faults mapped the huge zero page (%d), no 2M folio (%d)" % (
-                    label, mode, name, faults["huge_zero_page"], pmd["alloc"]))
+                "%s %s %s: 4 read faults mapped the huge zero page (%d), "
+                "no %d KiB folio (%d)" % (label, mode, name,
+                                          faults["huge_zero_page"], pmd_kb,
+                                          pmd["alloc"]))
         elif name == "fault_mthp":
-            mthp = order_row(report, 4)
+            mthp = order_row(report, geo.mthp_order)
             # the bench's own stack and buffers may add a few 64K folios
             tap(mthp["alloc"] >= 64, "%s %s %s: 4 x 1 MiB >= 64 x 64K folios (%d)" % (
                 label, mode, name, mthp["alloc"]))
@@ -288,18 +389,19 @@ def check_faults(label, mode, blocks, names):
                            for p in report["counters"]["processes"])
             tap(per_proc == mthp["alloc"], "%s %s %s: per-process 64K folios add up (%d)" % (
                 label, mode, name, per_proc))
-            check_kernel_equal(label, mode, name, report, 4, "alloc", None,
-                               "anon_fault_alloc")
+            check_kernel_equal(label, mode, name, report, geo.mthp_order,
+                               "alloc", None, "anon_fault_alloc")
         elif name == "fault_charge":
             tap(pmd["fallback_charge"] >= 1,
                 "%s %s %s: memcg refused %d PMD charges" % (
                     label, mode, name, pmd["fallback_charge"]))
-            check_kernel_equal(label, mode, name, report, 9, "fallback_charge",
-                               "thp_fault_fallback_charge", "anon_fault_fallback_charge")
-            check_kernel_equal(label, mode, name, report, 9, "fallback",
-                               "thp_fault_fallback", "anon_fault_fallback")
-            check_kernel_equal(label, mode, name, report, 9, "alloc",
-                               "thp_fault_alloc", "anon_fault_alloc")
+            for field, vmstat_key, mthp_key in (
+                    ("fallback_charge", "thp_fault_fallback_charge",
+                     "anon_fault_fallback_charge"),
+                    ("fallback", "thp_fault_fallback", "anon_fault_fallback"),
+                    ("alloc", "thp_fault_alloc", "anon_fault_alloc")):
+                check_kernel_equal(label, mode, name, report, geo.pmd_order,
+                                   field, vmstat_key, mthp_key)
 
 
 def scenario_checks(name):
@@ -319,15 +421,16 @@ def check_snoop(label, mode, blocks):
     if len(moves) == 1 and "levels" in moves[0]["mremap"]:
         lv = moves[0]["mremap"]["levels"]
         got = {k: lv[k] for k in want}
-        if "ptes" in EXPECT["mixed"] and label.startswith("6.12"):
-            want["ptes"] = 3
-            got["ptes"] = lv["ptes"]
+        if has_pte_marker(label):
+            want["ptes"] = guest_expect(blocks)["mixed"][1]["ptes"]
+            got["ptes"] = lv.get("ptes")
     tap(got == want and moves[0]["mremap"]["class"] == "pud",
         "%s %s snoop: one mixed mremap event with levels %s" % (label, mode, got))
 
 
 def check_top(label, mode, blocks):
-    """top -c ptscope-bench saw the three 16 MiB PMD-aligned moves: the
+    """top -c ptscope-bench saw the three 8-PMD (16 MiB with 4 KiB pages)
+    PMD-aligned moves: the
     intervals add up to 3 pmd-class calls and 24 PMD moves, and the bench
     is in the per-process table with them."""
     text = blocks.get(("top", mode, "pmd3"))
@@ -369,7 +472,7 @@ def prom_value(samples, name, **labels):
 
 def check_top_scrape(label, mode, blocks):
     """top --listen served /metrics off the maps its own view reads: the
-    scrapes around the three 16 MiB PMD-aligned moves differ by 3 pmd-class
+    scrapes around the three 8-PMD PMD-aligned moves differ by 3 pmd-class
     calls and 24 PMD entries, and the page names the attach path."""
     before = prom_samples(blocks.get(("scrape0", mode, "pmd3"), ""))
     after = prom_samples(blocks.get(("scrape1", mode, "pmd3"), ""))
@@ -468,8 +571,10 @@ def main():
     label, path = sys.argv[1], sys.argv[2]
     # ptscope-cases per mode; test_matrix.sh gives the guest the same
     cases = int(sys.argv[3]) if len(sys.argv) > 3 else 100
-    check_units(label, path, [u for mode in ("fentry", "kprobe")
-                              for u in mode_units(label, mode, cases)])
+    units = [("%s geometry" % label, 1, lambda b: check_geometry(label, b))]
+    units += [u for mode in ("fentry", "kprobe")
+              for u in mode_units(label, mode, cases)]
+    check_units(label, path, units)
 
 
 if __name__ == "__main__":

@@ -38,36 +38,77 @@ set_size() {	# set_size SIZE_KB VALUE, where the kernel has the size (6.8+)
 	return 0
 }
 
-# the mremap scenarios whose level counts check_matrix.py knows
+# geometry: the page-table geometry of the running kernel, from its page
+# size (ptscope-bench geometry: busybox has no getconf), in KiB: PAGE_KB,
+# PMD_KB (a page of 8-byte entries: 2 MiB with 4 KiB pages, 32 MiB with
+# 16 KiB), PUD_KB (1 GiB, 64 GiB).  A PUD-sized region is written in full
+# when two of them fit in RAM, else one page per PMD (POP_PUD=sparse:
+# 64 GiB with 16 KiB pages in a 4 GiB VM; a PUD move needs the entry
+# present, not the memory).  Prints @@GEOMETRY for check_matrix.py.
+geometry() {
+	[ -n "$PAGE_KB" ] && return 0
+	geo=$(ptscope-bench geometry) || return 1
+	for word in $geo; do
+		case $word in
+		page=*) PAGE_KB=$((${word#*=} / 1024)) ;;
+		pmd=*) PMD_KB=$((${word#*=} / 1024)) ;;
+		pud=*) PUD_KB=$((${word#*=} / 1024)) ;;
+		esac
+	done
+	mem_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+	POP_PUD=full
+	[ $((2 * PUD_KB)) -gt "$mem_kb" ] && POP_PUD=sparse
+	echo "@@GEOMETRY $geo populate_pud=$POP_PUD"
+}
+
+# the mremap scenarios whose level counts check_matrix.py knows, sized
+# from the geometry (the 4 KiB-page sizes in brackets): pud one PUD [1G],
+# pmd and huge_pmd 8 PMDs [16M], pte half a PTE table and 3 pages [1036K],
+# off4k one PUD moved a page off, mixed a PUD, 2 PMDs and 3 pages
+# [1052684K], split 2 PMDs moved a page off [4M]
 mremap_scenarios() {
-	scenario pud --size 1G --align pud --thp never --count 1
-	scenario pmd --size 16M --align pmd --thp never --count 1
-	scenario huge_pmd --size 16M --align pmd --thp always --count 1
-	scenario pte --size 1036K --align page --thp never --count 1
-	scenario off4k --size 1G --align pud --dst-offset 4K --thp never --count 1
-	scenario mixed --size 1052684K --align pud --thp never --count 1
-	scenario split --size 4M --align pmd --dst-offset 4K --thp always --count 1
+	geometry
+	scenario pud --size "${PUD_KB}K" --align pud --thp never --count 1 \
+		--populate "$POP_PUD"
+	scenario pmd --size "$((8 * PMD_KB))K" --align pmd --thp never --count 1
+	scenario huge_pmd --size "$((8 * PMD_KB))K" --align pmd --thp always --count 1
+	scenario pte --size "$(((PAGE_KB * 64 + 3) * PAGE_KB))K" --align page \
+		--thp never --count 1
+	scenario off4k --size "${PUD_KB}K" --align pud --dst-offset "${PAGE_KB}K" \
+		--thp never --count 1 --populate "$POP_PUD"
+	scenario mixed --size "$(mixed_kb)K" --align pud --thp never --count 1 \
+		--populate "$POP_PUD"
+	scenario split --size "$((2 * PMD_KB))K" --align pmd --dst-offset "${PAGE_KB}K" \
+		--thp always --count 1
+}
+
+mixed_kb() {	# a PUD, 2 PMDs and 3 pages: each level moves
+	echo $((PUD_KB + 2 * PMD_KB + 3 * PAGE_KB))
 }
 
 # Hugepage faults; the kernel's counters over each run are in the report.
+# Sized in PMDs [4 KiB pages: 2 MiB]; the mTHP size is 64 KiB on any page
+# size that has it (order 4 with 4 KiB pages, 2 with 16 KiB).
 fault_scenarios() {
-	set_size 2048 inherit
+	geometry
+	set_size "$PMD_KB" inherit
 	set_size 64 never
-	run fault_pmd ptscope-bench fault --size 8M --count 2 --thp always
-	run fault_zero ptscope-bench fault --size 8M --count 1 --thp always --read --stride 2M
+	run fault_pmd ptscope-bench fault --size "$((4 * PMD_KB))K" --count 2 --thp always
+	run fault_zero ptscope-bench fault --size "$((4 * PMD_KB))K" --count 1 \
+		--thp always --read --stride "${PMD_KB}K"
 	if [ -d "$THP/hugepages-64kB" ]; then
 		set_size 64 always
 		# 1 MiB is too small for a PMD: 16 x 64 KiB each, no madvise
 		run fault_mthp ptscope-bench fault --size 1M --count 4 --thp default
 		set_size 64 never
 	fi
-	# a memcg too small for more than two 2 MiB folios: the others fall
+	# a memcg too small for more than two PMD folios: the others fall
 	# back on the charge (high orders never OOM-kill, order 0 fits)
 	cg=/sys/fs/cgroup/ptscope
 	mkdir -p $cg
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-	echo 5M >$cg/memory.max
-	run fault_charge sh -c "echo \$\$ >$cg/cgroup.procs && exec ptscope-bench fault --size 32M --count 1 --thp always --stride 2M"
+	echo "$((PMD_KB * 5 / 2))K" >$cg/memory.max
+	run fault_charge sh -c "echo \$\$ >$cg/cgroup.procs && exec ptscope-bench fault --size $((16 * PMD_KB))K --count 1 --thp always --stride ${PMD_KB}K"
 }
 
 # scrape OUT [PORT]: GET /metrics of a local ptscope (top --listen, export);

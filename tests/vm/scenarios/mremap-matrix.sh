@@ -14,8 +14,9 @@ echo madvise >$THP/defrag
 # MADV_HUGEPAGE on the shared (shmem) cases of ptscope-cases
 echo advise >$THP/shmem_enabled
 
-# three PMD-aligned 16 MiB moves seen by top (one JSON object per second)
-# and by the /metrics the same process serves, scraped before and after
+# three PMD-aligned 8-PMD moves (16 MiB with 4 KiB pages) seen by top (one
+# JSON object per second) and by the /metrics the same process serves,
+# scraped before and after
 top_scenario() {
 	rm -f /tmp/top.err	# see wait_tracing
 	ptscope top --json --mode "$mode" -c ptscope-bench -i 1 -d 8 \
@@ -23,7 +24,8 @@ top_scenario() {
 	tpid=$!
 	wait_tracing /tmp/top.err
 	scrape /tmp/scrape0.txt
-	ptscope-bench mremap --size 16M --align pmd --thp never --count 3 >/dev/null
+	ptscope-bench mremap --size "$((8 * PMD_KB))K" --align pmd --thp never \
+		--count 3 >/dev/null
 	scrape /tmp/scrape1.txt
 	wait $tpid
 	block top "mode=$mode scenario=pmd3" /tmp/top.json
@@ -39,7 +41,8 @@ snoop_scenario() {
 		2>/tmp/snoop.err &
 	spid=$!
 	wait_tracing /tmp/snoop.err
-	ptscope-bench mremap --size 1052684K --align pud --thp never --count 1 >/dev/null
+	ptscope-bench mremap --size "$(mixed_kb)K" --align pud --thp never \
+		--count 1 --populate "$POP_PUD" >/dev/null
 	sleep 1
 	kill -INT $spid
 	wait $spid
@@ -58,6 +61,7 @@ overhead_tiny() {
 }
 
 echo "@@KERNEL $(uname -r) $(uname -m)"
+geometry
 # what is mapped now (ptscope maps): procfs only, the same in every mode
 maps_scenarios
 echo madvise >$THP/enabled
