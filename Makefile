@@ -53,7 +53,8 @@ DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 # the qemu kernel matrix (kernels come from tests/vm/fetch-kernel.sh)
 DEPS_VM_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio zstd lz4 \
 	binutils
-VM_KERNELS ?= 6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64 7.3-amd64 7.3-arm64
+VM_KERNELS ?= 6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64 7.3-amd64 7.3-arm64 \
+	7.3-arm64-16k
 # kernel/build: Debian's 6.12 source and what building it needs (the source
 # and dwarves are Architecture: all packages)
 DEPS_KERNEL_PKGS := linux-source-6.12:all flex bison dwarves:all bc libssl-dev \

@@ -8,7 +8,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-kernels=${VM_KERNELS:-6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64 7.3-amd64 7.3-arm64}
+kernels=${VM_KERNELS:-6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64 7.3-amd64 7.3-arm64 7.3-arm64-16k}
 work=$(mktemp -d /tmp/ptscope-vm.XXXXXX)
 # PTSCOPE_KEEP=1 keeps the consoles and reports for a look afterwards
 if [ "${PTSCOPE_KEEP:-0}" = 1 ]; then
