@@ -308,9 +308,9 @@ bench-overhead-vm: deps-vm static
 	./tests/vm/bench_overhead.sh $(KERNEL) $(VM_ROUNDS)
 
 # What a box that runs ptscope needs: the binary, its man page, the
-# dashboards and rules (every file in dashboards/), the bash completion.
+# dashboards and rules (dashboards/*.json, *.yml), the bash completion.
 # debian/rules installs exactly this; install-bench adds the workloads.
-DASHBOARDS := $(wildcard dashboards/*)
+DASHBOARDS := $(wildcard dashboards/*.json dashboards/*.yml)
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 install: $(PTSCOPE)
 	install -D -m 0755 $(PTSCOPE) $(DESTDIR)$(PREFIX)/sbin/ptscope

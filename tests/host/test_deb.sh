@@ -95,7 +95,7 @@ ok "dpkg -i"
 	echo "$DEFAULTS debian/ptscope.default"
 	echo "/usr/share/doc/ptscope/copyright debian/copyright"
 	echo "/usr/share/doc/ptscope/changelog.gz debian/changelog"
-	for f in dashboards/*; do
+	for f in dashboards/*.json dashboards/*.yml; do
 		echo "/usr/share/ptscope/${f#dashboards/} $f"
 	done
 } | sort >"$TMP/want"
@@ -157,11 +157,12 @@ for line in lines:
     if line in ("Commands:", "Options:", "Examples:"):
         section = line
     elif section in ("Commands:", "Options:") and line.startswith("  "):
-        name = line[:21].strip()
-        if name and (section == "Commands:" or name.startswith("-")):
-            entries.append([section, name, line[21:].strip()])
+        if line.startswith(" " * 21):
+            # more text; a long option's starts on its second line
+            entries[-1][2] = (entries[-1][2] + " " + line.strip()).strip()
         else:
-            entries[-1][2] += " " + line.strip()
+            parts = re.split(r"\s{2,}", line.strip(), maxsplit=1)
+            entries.append([section, parts[0], parts[1] if len(parts) > 1 else ""])
 commands = [name.split()[0] for sec, name, _ in entries if sec == "Commands:"]
 print("commands", " ".join(sorted(commands)))
 opts = {c: [] for c in commands}
