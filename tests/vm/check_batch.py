@@ -20,6 +20,7 @@ import json
 import re
 
 from taplib import comment, tap
+from taplib import stat_report as report_of
 
 KIB = 1 << 10
 BATCH_BYTES = 1 << 20
@@ -41,17 +42,6 @@ def contpte_ptes(label):
     return 16 if label.split("-", 1)[1] == "arm64" else 1
 
 
-def report_of(label, mode, name, blocks):
-    if ("error", mode, name) in blocks:
-        tap(False, "%s %s %s: ptscope stat failed: %s" % (
-            label, mode, name, blocks[("error", mode, name)][:300]))
-        return None
-    if ("stat", mode, name) not in blocks:
-        tap(False, "%s %s %s: no result" % (label, mode, name))
-        return None
-    return json.loads(blocks[("stat", mode, name)])
-
-
 def bench_value(blocks, mode, name, key):
     m = re.search(r"\b%s=(\d+)" % key, blocks.get(("bench", mode, name), ""))
     return int(m.group(1)) if m else None
@@ -61,7 +51,7 @@ MULTI_CHECKS = 3
 
 
 def check_multi(label, mode, blocks):
-    report = report_of(label, mode, "multi", blocks)
+    report = report_of(blocks, mode, "multi")
     if report is None:
         return
     counters = report["counters"]
@@ -88,7 +78,7 @@ BATCH_CHECKS = 4
 
 
 def check_batch(label, mode, name, blocks):
-    report = report_of(label, mode, name, blocks)
+    report = report_of(blocks, mode, name)
     if report is None:
         return
     counters = report["counters"]
@@ -111,7 +101,8 @@ def check_batch(label, mode, name, blocks):
             label, mode, name,
             got if got == want else "got %s want %s" % (got, want), status))
     size = levels.get("pte_batch_size", {})
-    buckets = [(b.get("le"), b.get("count")) for b in size.get("buckets", [])]
+    buckets = [(b.get("low"), b.get("high"), b.get("count"))
+               for b in size.get("buckets", [])]
     tap(size.get("count") == ptes // per and size.get("sum") == ptes,
         "%s %s %s: batch sizes: %s batches, %s PTEs, buckets %s (want %d "
         "of %d)" % (label, mode, name, size.get("count"), size.get("sum"),

@@ -15,8 +15,8 @@ kernel.
 import sys
 
 from check_matrix import expected_modes, parse
-from check_patched import stat as report
 from taplib import comment, plan, run, tap, unit
+from taplib import stat_report as report
 
 MIB = 1 << 20
 SIZE = 16 * MIB

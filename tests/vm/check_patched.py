@@ -26,6 +26,7 @@ import sys
 import check_levels
 import check_matrix as cm
 from taplib import plan, run, tap, unit
+from taplib import stat_report as stat
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(TOP, "tests"))
@@ -35,18 +36,6 @@ GIB = 1 << 30
 KIB = 1 << 10
 LAB = {"lab_pte": (1036 * KIB // (4 * KIB), 1),
        "lab_off4k": (GIB // (4 * KIB), 1024)}
-
-
-def stat(blocks, mode, name):
-    if ("error", mode, name) in blocks:
-        tap(False, "%s %s: ptscope stat failed: %s" % (
-            mode, name, blocks[("error", mode, name)][:300]))
-        return None
-    text = blocks.get(("stat", mode, name))
-    if text is None:
-        tap(False, "%s %s: no result" % (mode, name))
-        return None
-    return json.loads(text)
 
 
 def check_probe(variant, blocks):

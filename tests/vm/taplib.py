@@ -10,6 +10,7 @@ finish() fails when the checks made differ from the plan.  The shell side
 whose results do not match its plan line.
 """
 import contextlib
+import json
 import sys
 import traceback
 
@@ -72,3 +73,17 @@ def run(main):
         tap(False, "checker raised %s" % sys.exc_info()[1].__class__.__name__)
         sys.exit(1)
     sys.exit(finish())
+
+
+def stat_report(blocks, mode, name):
+    """the "ptscope stat --json" report of scenario NAME in MODE from a
+    guest's @@BEGIN blocks, or None after a failed check saying why"""
+    if ("error", mode, name) in blocks:
+        tap(False, "%s %s: ptscope stat failed: %s" % (
+            mode, name, blocks[("error", mode, name)][:300]))
+        return None
+    text = blocks.get(("stat", mode, name))
+    if text is None:
+        tap(False, "%s %s: no result" % (mode, name))
+        return None
+    return json.loads(text)
