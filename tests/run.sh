@@ -33,6 +33,20 @@ count_cmocka() {
 	failed=$((failed + total - ok))
 }
 
+# tap_unparsed LOG PLAN: why a count is off, as comments: the result
+# numbers of 1..PLAN that start no line, and the lines where a result
+# starts somewhere other than at the line's start (output from another
+# writer without its newline)
+tap_unparsed() {
+	local missing
+	missing=$(sed -n 's/^\(not \)\{0,1\}ok \([0-9]*\).*/\2/p' "$1" |
+		sort | comm -13 - <(seq "$2" | sort) | sort -n | head -n 20 | tr '\n' ' ')
+	[ -n "$missing" ] && echo "#   results missing from the plan: $missing"
+	grep -nE '.(not )?ok [0-9]+ - ' "$1" | grep -vE '^[0-9]+:(not )?ok ' |
+		head -n 5 | sed 's/^/#   result inside a line: /'
+	return 0
+}
+
 # TAP: "ok" and "not ok" lines and one plan "1..N", first or last.  An
 # "ok ... # SKIP" checked nothing and counts as a failure.  No plan, a plan
 # that is not the number of results, or a non-zero exit is one more failure.
@@ -58,6 +72,7 @@ count_tap() {
 	fi
 	if [ -n "$why" ]; then
 		echo "not ok - $(basename "$log" .log): $why"
+		tap_unparsed "$log" "${plan:-0}"
 		bad=$((bad + 1))
 	fi
 	passed=$((passed + ok))

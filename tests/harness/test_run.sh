@@ -61,6 +61,20 @@ expect "TAP, a SKIP is not a pass" 1 "4 passed, 1 failed" skip.sh
 fake exit1.sh "$oks"$'\necho 1..4\nexit 3'
 expect "TAP, all ok but exit 3" 1 "4 passed, 1 failed" exit1.sh
 
+# a result glued to another writer's line without its newline: counted
+# short, and the harness names the missing result and the line
+fake glued.sh $'echo "ok 1 - a"\nprintf "# stray"\necho "ok 2 - b"\necho "ok 3 - c"\necho 1..3'
+expect "TAP, result 2 glued to a stray line" 1 "2 passed, 1 failed" glued.sh
+n=$((n + 1))
+if grep -q '^#   results missing from the plan: 2 $' "$TMP/out" &&
+	grep -q '^#   result inside a line: 2:# strayok 2 - b$' "$TMP/out"; then
+	echo "ok $n - glued: the harness names result 2 and its line"
+else
+	fails=$((fails + 1))
+	echo "not ok $n - glued: the harness does not name result 2 and its line"
+	sed 's/^/#   /' "$TMP/out"
+fi
+
 # cmocka's output, printed by a shell script not named .sh
 cm_head='echo "[==========] Running 3 test(s)."'
 cm_ok='echo "[ RUN      ] t"; echo "[       OK ] t"'
