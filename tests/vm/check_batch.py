@@ -19,7 +19,7 @@ and no lookup (0b5be138ce00).  Over 4 KiB pages both make 256 batches of
 import json
 import re
 
-from taplib import comment, tap
+from taplib import comment, older_than, tap
 from taplib import stat_report as report_of
 
 KIB = 1 << 10
@@ -29,7 +29,7 @@ MTHP = 64 * KIB
 
 def runs_batches(label):
     """the scenarios run on 6.17+ (the guest decides by uname too)"""
-    return tuple(int(x) for x in label.split("-")[0].split(".")) >= (6, 17)
+    return not older_than(label, (6, 17))
 
 
 def four_k_pages(label):

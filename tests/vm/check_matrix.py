@@ -18,7 +18,7 @@ import sys
 
 import check_batch
 import check_levels
-from taplib import comment, plan, run, tap, unit
+from taplib import comment, older_than, plan, run, tap, unit
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -119,12 +119,6 @@ def guest_geometry(blocks):
 def guest_expect(blocks):
     """expect() for what this guest ran"""
     return expect(*guest_geometry(blocks))
-
-
-def older_than(label, version):
-    """label "6.1-arm64" (or "7.3-arm64-16k") -> whether its kernel
-    predates VERSION (a tuple)"""
-    return tuple(int(x) for x in label.split("-")[0].split(".")) < version
 
 
 def has_pte_marker(label):

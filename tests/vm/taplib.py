@@ -87,3 +87,9 @@ def stat_report(blocks, mode, name):
         tap(False, "%s %s: no result" % (mode, name))
         return None
     return json.loads(text)
+
+
+def older_than(label, version):
+    """label "6.1-arm64" (or "7.3-arm64-16k") -> whether its kernel
+    predates VERSION (a tuple)"""
+    return tuple(int(x) for x in label.split("-")[0].split(".")) < version
