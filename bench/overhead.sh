@@ -4,12 +4,13 @@
 # One interleaved run: for each round, for each tracer in order (none, the
 # floor, ptscope top, export, stat -- CMD, export --metric
 # mremap.folio_lookups, bpftrace with ptscope's counting, bpftrace with
-# only @=count()), start the tracer, wait until it is ready (timed), run
+# only @=count(), ptscope export --bpf-stats), start the tracer, wait until it is ready (timed), run
 # every workload (ptscope-bench loops, stress-ng bigheap), note its ns per
 # operation and the tracer's RSS, stop the tracer.  Then per workload: the
 # median ns/op and min-max over the rounds, the ns added against no
 # tracer, and the ratios of added cost ptscope/floor and ptscope/bpftrace;
-# per tracer: time to ready and RSS.  A tracer or workload that cannot run
+# per tracer: time to ready and RSS; per workload, what each of ptscope's
+# BPF programs ran as the kernel timed it under --bpf-stats.  A tracer or workload that cannot run
 # here gets a row saying why, never a number.  Raw rows go to
 # $OUT/overhead-*.tsv.
 #
@@ -85,7 +86,7 @@ BIGHEAP_S=${BIGHEAP_S:-3}
 READY_S=60
 [ "$VM" = 1 ] && READY_S=300
 
-TRACERS=${TRACERS:-"none floor top export stat folio bpftrace bpftrace_count"}
+TRACERS=${TRACERS:-"none floor top export stat folio bpftrace bpftrace_count bpf_stats"}
 WORKLOADS=${WORKLOADS:-"inplace move_pmd move_pte fault_4k fault_mthp fault_pmd bigheap"}
 
 TMP=$(mktemp -d /tmp/ptscope-overhead.XXXXXX)
@@ -93,10 +94,12 @@ mkdir -p "$OUT"
 RES=$OUT/overhead-runs.tsv	# workload tracer round ns_per_op
 TRC=$OUT/overhead-tracers.tsv	# tracer round ready_ms vmhwm_kb vmrss_kb
 WHY=$OUT/overhead-skips.tsv	# tracer workload reason
+PRG=$OUT/overhead-programs.tsv	# workload round program runs run_ns ops
 if [ "$REPORT" = 0 ]; then
 	printf 'workload\ttracer\tround\tns_per_op\n' >"$RES"
 	printf 'tracer\tround\tready_ms\tvmhwm_kb\tvmrss_kb\n' >"$TRC"
 	printf 'tracer\tworkload\treason\n' >"$WHY"
+	printf 'workload\tround\tprogram\truns\trun_ns\tops\n' >"$PRG"
 fi
 
 THP=${THP_SYSFS:-/sys/kernel/mm/transparent_hugepage}
@@ -148,12 +151,32 @@ restore() {
 trap restore EXIT
 trap 'exit 1' INT TERM
 
+# fetch_metrics [FILE]: the tracer's /metrics page (to FILE, else dropped)
 fetch_metrics() {
 	if command -v curl >/dev/null; then
-		curl -sf --max-time 5 -o /dev/null "http://127.0.0.1:$PORT/metrics"
+		curl -sf --max-time 5 -o "${1:-/dev/null}" "http://127.0.0.1:$PORT/metrics"
 	else
-		timeout 5 wget -q -O /dev/null "http://127.0.0.1:$PORT/metrics"
+		timeout 5 wget -q -O "${1:-/dev/null}" "http://127.0.0.1:$PORT/metrics"
 	fi
+}
+
+# program_rows WORKLOAD ROUND BEFORE AFTER: one $PRG row per BPF program
+# that ran between two --bpf-stats pages (runs, and run time in ns, as
+# the kernel's bpf_prog_stats counted them), with the workload's ops
+program_rows() {
+	ops=$(workload_ops "$1")
+	awk -v w="$1" -v r="$2" -v ops="$ops" '
+	function prog(s) { sub(/^[^"]*"/, "", s); sub(/".*/, "", s); return s }
+	/^ptscope_bpf_program_runs_total\{/ { k = prog($1)
+		if (FILENAME == ARGV[1]) r0[k] = $2; else { r1[k] = $2; seen[k] = 1 } }
+	/^ptscope_bpf_program_run_seconds_total\{/ { k = prog($1)
+		if (FILENAME == ARGV[1]) s0[k] = $2; else s1[k] = $2 }
+	END {
+		for (k in seen)
+			if (r1[k] - r0[k] > 0)
+				printf "%s\t%s\t%s\t%d\t%.0f\t%s\n", w, r, k,
+					r1[k] - r0[k], (s1[k] - s0[k]) * 1e9, ops
+	}' "$3" "$4" >>"$PRG"
 }
 
 # ------------------------------------------------------------ workloads
@@ -224,6 +247,14 @@ run_workload() {
 	wait "$wpid"
 }
 
+# operations the workload made (its ops=, stress-ng's bogo ops)
+workload_ops() {
+	case $1 in
+	bigheap) awk '$4 == "bigheap" { print $5 }' "$TMP/wl.out" ;;
+	*) sed -n 's/^loop=.* ops=\([0-9]*\) .*/\1/p' "$TMP/wl.out" ;;
+	esac
+}
+
 # ns per operation from the workload's output, or nothing
 workload_ns() {
 	case $1 in
@@ -284,6 +315,8 @@ start_tracer() {
 		>"$TMP/t.out" 2>"$TMP/t.err" & ;;
 	folio) "$PTSCOPE" export --mode "$MODE" --metric mremap.folio_lookups \
 		--listen "127.0.0.1:$PORT" >"$TMP/t.out" 2>"$TMP/t.err" & ;;
+	bpf_stats) "$PTSCOPE" export --mode "$MODE" --bpf-stats \
+		--listen "127.0.0.1:$PORT" >"$TMP/t.out" 2>"$TMP/t.err" & ;;
 	bpftrace) "$BPFTRACE" "$BT" >"$TMP/t.out" 2>"$TMP/t.err" & ;;
 	bpftrace_count) "$BPFTRACE" -e 'tracepoint:syscalls:sys_enter_mremap,
 		tracepoint:syscalls:sys_exit_mremap { @ = count(); }' \
@@ -295,7 +328,7 @@ start_tracer() {
 		case $t in
 		floor) grep -q '^ready' "$TMP/t.out" && break ;;
 		top) grep -q 'tracing, Ctrl-C' "$TMP/t.err" && break ;;
-		export|folio) fetch_metrics && break ;;
+		export|folio|bpf_stats) fetch_metrics && break ;;
 		bpftrace*) grep -q '^Attaching' "$TMP/t.out" && break ;;
 		esac
 		if ! kill -0 "$tpid" 2>/dev/null; then
@@ -362,6 +395,13 @@ while [ "$round" -le "$ROUNDS" ]; do
 			if [ "$t" = stat ]; then
 				watch=1 run_workload "$w" "$PTSCOPE" stat --mode "$MODE" \
 					-o "$TMP/stat.txt" --
+			elif [ "$t" = bpf_stats ]; then
+				fetch_metrics "$TMP/before.prom"
+				watch=0 run_workload "$w"
+				rc=$?
+				fetch_metrics "$TMP/after.prom" &&
+					program_rows "$w" "$round" "$TMP/before.prom" "$TMP/after.prom"
+				(exit $rc)
 			else
 				watch=0 run_workload "$w"
 			fi
@@ -436,6 +476,7 @@ END {
 	label["top"] = "ptscope top"; label["export"] = "ptscope export"
 	label["stat"] = "ptscope stat -- CMD"
 	label["folio"] = "ptscope export --metric mremap.folio_lookups"
+	label["bpf_stats"] = "ptscope export --bpf-stats"
 	label["bpftrace"] = "bpftrace, same counts"
 	label["bpftrace_count"] = "bpftrace, @=count() on mremap"
 	title["inplace"] = page_kb " KiB in-place grow/shrink mremap loop, ns per mremap"
@@ -514,4 +555,49 @@ END {
 		printf "  %-46s %9s %10s %10s\n", label[t], rdy, h, r
 	}
 }' "$RES" "$WHY" "$TRC" | tee "$OUT/overhead-table.txt"
-echo "raw rows: $RES $TRC $WHY"
+
+# what each BPF program cost per workload operation, as the kernel timed
+# it (--bpf-stats): summed over the rounds; the share is of the
+# operation's mean time under the same tracer, so it holds under TCG
+awk -F'\t' -v vm="$VM" -v workloads="$WORKLOADS" '
+FILENAME ~ /programs/ && FNR > 1 {
+	k = $1 SUBSEP $3
+	if (!(k in runs)) progs[$1] = progs[$1] " " $3
+	runs[k] += $4; ns[k] += $5; ops[k] += $6
+}
+FILENAME ~ /runs/ && FNR > 1 && $2 == "bpf_stats" {
+	op_ns[$1] += $4; op_n[$1]++
+}
+END {
+	printf "\nBPF programs under ptscope export --bpf-stats, per workload operation, costliest first\n"
+	nw = split(workloads, W, " ")
+	for (i = 1; i <= nw; i++) {
+		w = W[i]
+		if (!(w in progs)) {
+			printf "%s: no program ran (or the tracer did not)\n", w
+			continue
+		}
+		printf "%s:\n  %-34s %9s %9s %9s %8s\n", w, "program", "runs/op",
+			"ns/run", "ns/op", "of op"
+		np = split(progs[w], P, " ")
+		for (j = 1; j <= np; j++)
+			cost[j] = ops[w SUBSEP P[j]] ? ns[w SUBSEP P[j]] / ops[w SUBSEP P[j]] : 0
+		for (j = 2; j <= np; j++) {	# insertion sort, costliest first
+			p = P[j]; c = cost[j]
+			for (m = j - 1; m >= 1 && cost[m] < c; m--) {
+				P[m + 1] = P[m]; cost[m + 1] = cost[m]
+			}
+			P[m + 1] = p; cost[m + 1] = c
+		}
+		for (j = 1; j <= np; j++) {
+			k = w SUBSEP P[j]
+			per_op = cost[j]
+			share = op_n[w] ? sprintf("%.1f%%", 100 * per_op / (op_ns[w] / op_n[w])) : "n/a"
+			printf "  %-34s %9.2f %9s %9s %8s\n", P[j],
+				ops[k] ? runs[k] / ops[k] : 0,
+				vm ? "(tcg)" : sprintf("%.1f", ns[k] / runs[k]),
+				vm ? "(tcg)" : sprintf("%.1f", per_op), share
+		}
+	}
+}' "$PRG" "$RES" | tee -a "$OUT/overhead-table.txt"
+echo "raw rows: $RES $TRC $WHY $PRG"

@@ -21,7 +21,8 @@ sed 's/^/# /' "$TMP/table.txt"
 WORKLOADS="inplace move_pmd move_pte fault_4k fault_mthp fault_pmd bigheap"
 LABELS=("none" "floor (empty programs)" "ptscope top" "ptscope export"
 	"ptscope stat -- CMD" "ptscope export --metric mremap.folio_lookups"
-	"bpftrace, same counts" "bpftrace, @=count() on mremap")
+	"bpftrace, same counts" "bpftrace, @=count() on mremap"
+	"ptscope export --bpf-stats")
 
 # row TABLE LABEL: the rest of LABEL's row in one section of the table
 row() {
@@ -64,7 +65,16 @@ for l in "${LABELS[@]:1}"; do
 		not_ok "tracer $l: neither figures nor a reason: '$r'"
 	fi
 done
-for f in overhead-runs.tsv overhead-tracers.tsv overhead-skips.tsv; do
+# --bpf-stats: the kernel ran ptscope's sys_enter_mremap program once per
+# mremap call the loops made (their ops), as its own statistics count
+awk '/^BPF programs under/ { on = 1 } on' "$TMP/table.txt" >"$TMP/programs.txt"
+for w in inplace move_pte; do
+	r=$(awk -v w="$w:" '$1 == w { on = 1; next } /^[a-z_0-9]+:$/ { on = 0 }
+		on && $1 == "mremap_tp_enter" { print $2 }' "$TMP/programs.txt")
+	check_eq "--bpf-stats $w: mremap_tp_enter runs per mremap call" "1.00" "$r"
+done
+
+for f in overhead-runs.tsv overhead-tracers.tsv overhead-skips.tsv overhead-programs.tsv; do
 	if [ -s "$out/$f" ]; then
 		ok "$f written"
 	else

@@ -5,6 +5,8 @@
 #
 #   tests/vm/bench_overhead.sh KERNEL [ROUNDS] [--tiny]
 #   KERNEL: VERSION-ARCH as in VM_KERNELS, e.g. 6.12-amd64
+#   TRACERS, WORKLOADS (environment): bench/overhead.sh's lists, to run
+#   fewer of them in the guest
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -19,6 +21,9 @@ amd64) bin=$top/build/static/x86 ;;
 arm64) bin=$top/build/static/arm64 ;;
 *) echo "$0: KERNEL is VERSION-ARCH (amd64, arm64)" >&2; exit 2 ;;
 esac
+lists=
+[ -n "${TRACERS:-}" ] && lists="ptscope.tracers=$(echo "$TRACERS" | tr ' ' ,)"
+[ -n "${WORKLOADS:-}" ] && lists="$lists ptscope.workloads=$(echo "$WORKLOADS" | tr ' ' ,)"
 work=$(mktemp -d /tmp/ptscope-overhead-vm.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 if ! "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$arch" \
@@ -30,7 +35,7 @@ if ! "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$arch" \
 	exit 1
 fi
 PTSCOPE_VM_LOG="$work/console" \
-PTSCOPE_VM_APPEND="ptscope.rounds=$rounds ptscope.tiny=$tiny" \
+PTSCOPE_VM_APPEND="ptscope.rounds=$rounds ptscope.tiny=$tiny $lists" \
 	"$here/boot.sh" "$version" "$arch" "$work/initrd.cpio.gz" \
 	"${VM_TIMEOUT:-3000}" >"$work/out" 2>"$work/err"
 rc=$?
