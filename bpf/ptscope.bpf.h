@@ -288,7 +288,8 @@ static __always_inline void cgroup_mremap(__u32 class, __u64 old_len,
 	__sync_fetch_and_add(&row->mremap_ns, ns);
 }
 
-static __always_inline void hist_add(__u32 id, __u64 val)
+/* @n samples of @val in histogram @id: one map lookup for all of them */
+static __always_inline void hist_add_n(__u32 id, __u64 val, __u64 n)
 {
 	__u32 zero = 0, slot = pts_log2_slot(val);
 	struct pts_hists *hs = bpf_map_lookup_elem(&hists, &zero);
@@ -299,9 +300,14 @@ static __always_inline void hist_add(__u32 id, __u64 val)
 	if (!hs || id >= PTS_NR_HISTS || slot >= PTS_HIST_SLOTS)
 		return;
 	h = &hs->h[id];
-	h->slots[slot]++;
-	h->count++;
-	h->sum += val;
+	h->slots[slot] += n;
+	h->count += n;
+	h->sum += val * n;
+}
+
+static __always_inline void hist_add(__u32 id, __u64 val)
+{
+	hist_add_n(id, val, 1);
 }
 
 static __always_inline bool comm_matches(void)
