@@ -396,10 +396,12 @@ while [ "$round" -le "$ROUNDS" ]; do
 				watch=1 run_workload "$w" "$PTSCOPE" stat --mode "$MODE" \
 					-o "$TMP/stat.txt" --
 			elif [ "$t" = bpf_stats ]; then
+				# both pages or no row (a missing page is no zero)
+				rm -f "$TMP/before.prom" "$TMP/after.prom"
 				fetch_metrics "$TMP/before.prom"
 				watch=0 run_workload "$w"
 				rc=$?
-				fetch_metrics "$TMP/after.prom" &&
+				[ -s "$TMP/before.prom" ] && fetch_metrics "$TMP/after.prom" &&
 					program_rows "$w" "$round" "$TMP/before.prom" "$TMP/after.prom"
 				(exit $rc)
 			else
