@@ -7,14 +7,16 @@ remap_move() (mm/mremap.c, 6.17+) calls move_page_tables() once per VMA,
 so 3 calls (plus the bench's exec stack move), 3 NORMAL_PMD moves, one PTE
 extent of PMD/2/page + 3 PTEs, and one mremap call.
 
-batch_64k / batch_4k: 1 MiB moved at PTE level from a PMD boundary to 64
-KiB past one (congruent modulo 64 KiB, not modulo the PMD): one extent of
-256 PTEs.  Over 64 KiB mTHP folios (hugepages-64kB/stats anon_fault_alloc
-says 16 were faulted) arm64 maps each as one contpte block, so
-mremap_folio_pte_batch() makes 16 batches of 16 PTEs, each after one
-vm_normal_folio() lookup.  x86's pte_batch_hint() is 1: 256 batches of 1
-and no lookup (0b5be138ce00).  Over 4 KiB pages both make 256 batches of
-1 and no lookup.
+batch_mthp / batch_pages: 16 contpte blocks (or half a PMD, when that is
+less) moved at PTE level from a PMD boundary to one block past one
+(congruent modulo the block, not modulo the PMD): one PTE extent.  A
+block is 16 PTEs of 4 KiB (64 KiB) or 128 of 16 KiB (2 MiB: 8 blocks fit
+half a 32 MiB PMD).  Over mTHP folios of one block each
+(hugepages-<block>kB/stats anon_fault_alloc says how many were faulted)
+arm64 maps each as one contpte block, so mremap_folio_pte_batch() makes
+one batch per block, each after one vm_normal_folio() lookup.  x86's
+pte_batch_hint() is 1: one batch per PTE and no lookup (0b5be138ce00).
+Over base pages both make one batch per PTE and no lookup.
 """
 import json
 import re
@@ -23,8 +25,6 @@ from taplib import comment, older_than, tap
 from taplib import stat_report as report_of
 
 KIB = 1 << 10
-BATCH_BYTES = 1 << 20
-MTHP = 64 * KIB
 
 
 def runs_batches(label):
@@ -32,14 +32,15 @@ def runs_batches(label):
     return not older_than(label, (6, 17))
 
 
-def four_k_pages(label):
-    """the batch scenarios' geometry is written for 4 KiB pages"""
-    return not label.endswith("-16k")
+def contpte_block(page):
+    """bytes of an arm64 contpte block, the scenario's mTHP folio size"""
+    return (128 if page == 16 * KIB else 16) * page
 
 
-def contpte_ptes(label):
-    """PTEs per contpte block batched at once: arm64 with 4 KiB pages"""
-    return 16 if label.split("-", 1)[1] == "arm64" else 1
+def contpte_ptes(label, page):
+    """PTEs a batch moves at once over whole contpte-block folios: the
+    block on arm64, 1 elsewhere (pte_batch_hint())"""
+    return contpte_block(page) // page if label.split("-")[1] == "arm64" else 1
 
 
 def bench_value(blocks, mode, name, key):
@@ -82,15 +83,19 @@ def check_batch(label, mode, name, blocks):
     if report is None:
         return
     counters = report["counters"]
-    mthp = name == "batch_64k"
-    folios = report["kernel_counters"].get("hugepages-64kB", {}).get(
-        "anon_fault_alloc")
-    want_folios = BATCH_BYTES // MTHP if mthp else 0
-    tap(folios == want_folios,
-        "%s %s %s: hugepages-64kB anon_fault_alloc %s = %d" % (
-            label, mode, name, folios, want_folios))
-    ptes = BATCH_BYTES // 4096
-    per = contpte_ptes(label) if mthp else 1
+    moved = bench_value(blocks, mode, name, "bytes") or 0
+    pages = bench_value(blocks, mode, name, "pages_populated") or 1
+    page = moved // pages
+    block = contpte_block(page)
+    mthp = name == "batch_mthp"
+    stats = "hugepages-%dkB" % (block // KIB)
+    folios = report["kernel_counters"].get(stats, {}).get("anon_fault_alloc")
+    want_folios = moved // block if mthp else 0
+    tap(folios == want_folios and moved > 0,
+        "%s %s %s: %s anon_fault_alloc %s = %d (%d bytes moved)" % (
+            label, mode, name, stats, folios, want_folios, moved))
+    ptes = moved // page
+    per = contpte_ptes(label, page) if mthp else 1
     levels = counters.get("mremap_levels", {})
     want = dict(pte_extents=1, ptes=ptes, pte_batches=ptes // per,
                 folio_lookups=ptes // per if per > 1 else 0)
@@ -115,14 +120,14 @@ def check_batch(label, mode, name, blocks):
 
 
 def check_diff(label, mode, blocks):
-    """ptscope diff 4 KiB -> 64 KiB: on arm64 the batch size and the folio
-    lookups are what changed; on x86 (pte_batch_hint() 1) neither did"""
+    """ptscope diff base pages -> mTHP: on arm64 the batch size and the
+    folio lookups are what changed; on x86 (pte_batch_hint() 1) neither did"""
     text = blocks.get(("diff", mode, "batch"), "")
     changed = text.split("what changed", 1)[1] if "what changed" in text else ""
     named = [k for k in ("pte_batch_size", "folio_lookups") if k in changed]
     table = re.search(r"^  levels\.pte_batch_size_mean +\S+ +\S+ +(\S+)$",
                       text, re.M)
-    if contpte_ptes(label) > 1:
+    if label.split("-")[1] == "arm64":
         good = len(named) == 2
         want = "names the batch size and the folio lookups as changed"
     else:
@@ -132,7 +137,7 @@ def check_diff(label, mode, blocks):
     if not good or "diff exit 0" not in text:
         comment(text[-1500:])
     return tap(good and "diff exit 0" in text,
-               "%s %s diff 4 KiB vs 64 KiB mTHP: %s (named: %s)" % (
+               "%s %s diff base pages vs contpte-block mTHP: %s (named: %s)" % (
                    label, mode, want, ", ".join(named) or "none"))
 
 
@@ -142,10 +147,9 @@ def batch_units(label, mode):
         return []
     units = [("%s %s multi" % (label, mode), MULTI_CHECKS,
               lambda b: check_multi(label, mode, b))]
-    for name in ("batch_64k", "batch_4k") if four_k_pages(label) else ():
+    for name in ("batch_mthp", "batch_pages"):
         units.append(("%s %s %s" % (label, mode, name), BATCH_CHECKS,
                       lambda b, name=name: check_batch(label, mode, name, b)))
-    if four_k_pages(label):
-        units.append(("%s %s diff" % (label, mode), 1,
-                      lambda b: check_diff(label, mode, b)))
+    units.append(("%s %s diff" % (label, mode), 1,
+                  lambda b: check_diff(label, mode, b)))
     return units

@@ -192,30 +192,40 @@ kernel_at_least() {
 }
 
 # 6.17+ only.  multi: one mremap() moving three VMAs (two PMD spans, half
-# a PMD span plus three pages, one PMD span).  batch_64k / batch_4k: the
-# same 1 MiB PTE-level move (source PMD aligned, destination 64 KiB past a
-# PMD boundary: congruent modulo 64 KiB, not modulo the PMD) over 64 KiB
-# mTHP folios (MADV_HUGEPAGE on 1 MiB: too small for a PMD) and over 4 KiB
-# pages, with the folio lookups traced; then
+# a PMD span plus three pages, one PMD span).  batch_mthp / batch_pages:
+# the same PTE-level move (source PMD aligned, destination one contpte
+# block past a PMD boundary: congruent modulo the block, not modulo the
+# PMD) over mTHP folios of an arm64 contpte block (64 KiB with 4 KiB
+# pages, 2 MiB with 16 KiB; MADV_HUGEPAGE on a region smaller than a PMD)
+# and over base pages, with the folio lookups traced; 16 blocks, or half a
+# PMD when that is less (8 with 16 KiB pages: one PTE extent); then
 # ptscope diff between the two recordings.
 batch_scenarios() {
 	kernel_at_least 6 17 || return 0
 	run multi ptscope-bench multi
-	[ -d "$THP/hugepages-64kB" ] || return 0
+	geometry
+	if [ "$PAGE_KB" -eq 16 ]; then
+		cont_kb=2048	# 128 PTEs of 16 KiB
+	else
+		cont_kb=64	# 16 PTEs of 4 KiB
+	fi
+	batch_kb=$((16 * cont_kb))
+	[ "$batch_kb" -gt $((PMD_KB / 2)) ] && batch_kb=$((PMD_KB / 2))
+	[ -d "$THP/hugepages-${cont_kb}kB" ] || return 0
 	saved_extra=$extra
 	extra="$extra --metric mremap.folio_lookups"
 	# madvise, not always: only the bench's MADV_HUGEPAGE region gets
-	# 64 KiB folios (with always, another task's fault made it 17 of 16)
-	set_size 64 madvise
-	run batch_64k ptscope-bench mremap --size 1M --align pmd \
-		--dst-offset 64K --thp always --count 1
-	cp /tmp/stat.json /tmp/batch_64k.json
-	set_size 64 never
-	run batch_4k ptscope-bench mremap --size 1M --align pmd \
-		--dst-offset 64K --thp never --count 1
-	cp /tmp/stat.json /tmp/batch_4k.json
+	# mTHP folios (with always, another task's fault made it 17 of 16)
+	set_size "$cont_kb" madvise
+	run batch_mthp ptscope-bench mremap --size "${batch_kb}K" --align pmd \
+		--dst-offset "${cont_kb}K" --thp always --count 1
+	cp /tmp/stat.json /tmp/batch_mthp.json
+	set_size "$cont_kb" never
+	run batch_pages ptscope-bench mremap --size "${batch_kb}K" --align pmd \
+		--dst-offset "${cont_kb}K" --thp never --count 1
+	cp /tmp/stat.json /tmp/batch_pages.json
 	extra=$saved_extra
-	ptscope diff /tmp/batch_4k.json /tmp/batch_64k.json >/tmp/diff.txt 2>&1
+	ptscope diff /tmp/batch_pages.json /tmp/batch_mthp.json >/tmp/diff.txt 2>&1
 	echo "diff exit $?" >>/tmp/diff.txt
 	block diff "mode=$mode scenario=batch" /tmp/diff.txt
 }
