@@ -444,24 +444,30 @@ static int parse_thp(const char *text, enum thp_mode *out)
 {
 	int i = name_index(text, thp_names, ARRAY_SIZE(thp_names));
 
-	*out = i < 0 ? *out : (enum thp_mode)i;
-	return i < 0 ? -1 : 0;
+	if (i < 0)
+		return -1;
+	*out = (enum thp_mode)i;
+	return 0;
 }
 
 static int parse_populate(const char *text, enum populate_mode *out)
 {
 	int i = name_index(text, populate_names, ARRAY_SIZE(populate_names));
 
-	*out = i < 0 ? *out : (enum populate_mode)i;
-	return i < 0 ? -1 : 0;
+	if (i < 0)
+		return -1;
+	*out = (enum populate_mode)i;
+	return 0;
 }
 
 static int parse_align_mode(const char *text, enum align_mode *out)
 {
 	int i = name_index(text, align_names, ARRAY_SIZE(align_names));
 
-	*out = i < 0 ? *out : (enum align_mode)i;
-	return i < 0 ? -1 : 0;
+	if (i < 0)
+		return -1;
+	*out = (enum align_mode)i;
+	return 0;
 }
 
 /* Comma separated sizes, at most max of them; -1 if malformed. */

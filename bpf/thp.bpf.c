@@ -176,10 +176,11 @@ int BPF_PROG(thp_tp_anon_fault, void *vma, unsigned long addr, int order,
  * Function path.  Every anonymous fault allocation in handle_mm_fault()
  * goes through vma_alloc_folio() (renamed vma_alloc_folio_noprof() in
  * 6.10): do_huge_pmd_anonymous_page() for the PMD order (9 with 4 KiB
- * pages, 11 with 16 KiB), alloc_anon_folio() for the mTHP orders from high to low (6.8+), order 0 last.  A NULL
- * folio is a fallback; a folio that __mem_cgroup_charge() refuses is a
- * charge fallback (and a fallback, as in count_mthp_stat()).  The folio
- * left at the end of the fault is the one it mapped.
+ * pages, 11 with 16 KiB), alloc_anon_folio() for the mTHP orders from
+ * high to low (6.8+), order 0 last.  A NULL folio is a fallback; a folio
+ * that __mem_cgroup_charge() refuses is a charge fallback (and a
+ * fallback, as in count_mthp_stat()).  The folio left at the end of the
+ * fault is the one it mapped.
  */
 static __always_inline struct fault_ctx *current_fault(void)
 {
