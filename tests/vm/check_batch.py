@@ -32,6 +32,12 @@ def runs_batches(label):
     return not older_than(label, (6, 17))
 
 
+def arm64(label):
+    """label "7.3-arm64" or "7.3-arm64-16k": pte_batch_hint() batches
+    contpte blocks only there"""
+    return label.split("-")[1] == "arm64"
+
+
 def contpte_block(page):
     """bytes of an arm64 contpte block, the scenario's mTHP folio size"""
     return (128 if page == 16 * KIB else 16) * page
@@ -40,7 +46,7 @@ def contpte_block(page):
 def contpte_ptes(label, page):
     """PTEs a batch moves at once over whole contpte-block folios: the
     block on arm64, 1 elsewhere (pte_batch_hint())"""
-    return contpte_block(page) // page if label.split("-")[1] == "arm64" else 1
+    return contpte_block(page) // page if arm64(label) else 1
 
 
 def bench_value(blocks, mode, name, key):
@@ -127,7 +133,7 @@ def check_diff(label, mode, blocks):
     named = [k for k in ("pte_batch_size", "folio_lookups") if k in changed]
     table = re.search(r"^  levels\.pte_batch_size_mean +\S+ +\S+ +(\S+)$",
                       text, re.M)
-    if label.split("-")[1] == "arm64":
+    if arm64(label):
         good = len(named) == 2
         want = "names the batch size and the folio lookups as changed"
     else:

@@ -106,13 +106,19 @@ CLASS = {"pud": "pud", "pmd": "pmd", "huge_pmd": "pmd", "pte": "pte",
          "off4k": "pte", "mixed": "pud", "split": "pte"}
 
 
-def guest_geometry(blocks):
-    """(Geometry, populate of the PUD-sized scenarios) from the guest's
-    @@GEOMETRY line; raises if it is missing (never a 4 KiB guess)."""
+def geometry_words(blocks):
+    """the guest's @@GEOMETRY line as {word: value}; raises if it is
+    missing (never a 4 KiB guess)."""
     line = blocks.get(("geometry", None, None))
     if line is None:
         raise ValueError("the guest printed no @@GEOMETRY line")
-    words = dict(w.split("=", 1) for w in line.split())
+    return dict(w.split("=", 1) for w in line.split())
+
+
+def guest_geometry(blocks):
+    """(Geometry, populate of the PUD-sized scenarios) from the guest's
+    @@GEOMETRY line"""
+    words = geometry_words(blocks)
     return Geometry(int(words["page"])), words["populate_pud"]
 
 
@@ -178,7 +184,7 @@ def check_geometry(label, blocks):
     ptscope-bench printed are page * page/8 and PMD * page/8, and ptscope's
     probes saw the same page size."""
     geo, populate = guest_geometry(blocks)
-    words = dict(w.split("=", 1) for w in blocks[("geometry", None, None)].split())
+    words = geometry_words(blocks)
     seen = []
     for mode in ("fentry", "kprobe"):
         text = blocks.get(("probe", mode, None))
