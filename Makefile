@@ -13,7 +13,9 @@ OUT := build
 BPF_OUT := $(OUT)/bpf/$(ARCH)
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -I$(BPF_OUT) -Isrc
-LDLIBS := -lbpf -lelf -lz -ljson-c -lmicrohttpd -lseccomp -lm
+# libRmath (R's standalone math library: the t distribution of diff) is
+# linked statically: Debian ships it for /usr/lib only, with no shlibs
+LDLIBS := -lbpf -lelf -lz -ljson-c -lmicrohttpd -lseccomp -l:libRmath.a -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Ibpf
 
 BPF_NAMES := mremap thp task
@@ -40,6 +42,7 @@ FLOOR_STATIC_LIBS := -l:libbpf.a -l:libelf.a -l:libz.a -l:libzstd.a \
 # Debian packages ptscope needs to build, test and demo.
 DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
 	zlib1g-dev libzstd-dev libjson-c-dev libcmocka-dev libmicrohttpd-dev libseccomp-dev strace \
+	r-mathlib \
 	prometheus curl \
 	python3 python3-yaml \
 	bpftrace stress-ng \
@@ -129,8 +132,11 @@ $(FLOOR): bench/ptscope-floor.c $(BPF_OUT)/floor.skel.h
 # Debian's libmicrohttpd.a needs GnuTLS and so p11-kit, which Debian ships
 # no static library of: a TLS-less one is built from Debian's source.
 MHD_STATIC := $(OUT)/static/$(ARCH)/microhttpd
-STATIC_LIBS := -L$(MHD_STATIC)/lib -l:libmicrohttpd.a -l:libbpf.a -l:libelf.a \
-	-l:libz.a -l:libzstd.a -l:libjson-c.a -l:libseccomp.a -lm -lpthread
+# r-mathlib of the target architecture, unpacked (tests/vm/extract-rmath.sh)
+RMATH_STATIC := $(OUT)/static/$(ARCH)/rmath
+STATIC_LIBS := -L$(MHD_STATIC)/lib -L$(RMATH_STATIC)/usr/lib \
+	-l:libmicrohttpd.a -l:libbpf.a -l:libelf.a -l:libz.a -l:libzstd.a \
+	-l:libjson-c.a -l:libseccomp.a -l:libRmath.a -lm -lpthread
 static: deps-static
 	$(MAKE) $(OUT)/static/x86/ptscope $(OUT)/static/x86/ptscope-bench \
 		$(OUT)/static/x86/ptscope-cases $(OUT)/static/x86/ptscope-floor
@@ -141,8 +147,11 @@ static: deps-static
 $(MHD_STATIC)/lib/libmicrohttpd.a: tests/vm/build-microhttpd.sh
 	./tests/vm/build-microhttpd.sh $(ARCH) $(MHD_STATIC)
 
+$(RMATH_STATIC)/usr/lib/libRmath.a: tests/vm/extract-rmath.sh
+	./tests/vm/extract-rmath.sh $(ARCH) $(RMATH_STATIC)
+
 $(OUT)/static/$(ARCH)/ptscope: $(LIB_OBJS) $(OUT)/$(ARCH)/main.o \
-		$(MHD_STATIC)/lib/libmicrohttpd.a
+		$(MHD_STATIC)/lib/libmicrohttpd.a $(RMATH_STATIC)/usr/lib/libRmath.a
 	@mkdir -p $(dir $@)
 	$(CC) -static $(filter %.o,$^) -o $@ $(STATIC_LIBS)
 
@@ -158,7 +167,7 @@ $(OUT)/static/$(ARCH)/ptscope-cases: bench/mremap-cases.c
 	@mkdir -p $(dir $@)
 	$(CC) -static -O2 -Wall -Wextra -o $@ $<
 
-UNIT_TESTS := test_hist test_options test_engine test_format test_diff test_prom \
+UNIT_TESTS := test_hist test_options test_engine test_format test_diff test_stats test_prom \
 	test_schema test_listen test_httpd test_mapscan test_cgroup
 UNIT_BINS := $(patsubst %,$(OUT)/tests/%,$(UNIT_TESTS))
 

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ptscope diff: flatten two stat recordings into named values, join them
- * by name, rank the rows by relative change.
+ * ptscope diff: join two flattened recordings by name, run by run, test
+ * each row, adjust for the number of rows tested, and give the verdict.
  *
- * A value missing from one recording is never taken as zero unless that
- * recording says so by leaving it out (collapse results and fault orders
- * are written only when nonzero).  A metric that was not attached in one
- * recording becomes one "only in" entry with the reason it was not.
+ * A metric that was not attached in one recording becomes one "only in"
+ * entry with the reason it was not.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,489 +15,44 @@
 #include <string.h>
 #include "data/recording_diff.h"
 #include "data/format.h"
-#include "data/schema.h"
+#include "data/grow.h"
 
 const char *const diff_side_name[DIFF_SIDES] = { "base", "new" };
-
-/* one named value of one recording */
-struct diff_value {
-	char name[DIFF_NAME_LEN];
-	double value;
-	const char *section;	/* counters section it needs; NULL: always written */
-	bool ratio;		/* left out where its denominator is 0 */
-	const struct pts_field *field;	/* the schema row it came from, or NULL */
-	int label;		/* its label value (order), -1: none */
+const char *const diff_verdict_name[] = {
+	[DIFF_NO_CHANGE] = "no significant change",
+	[DIFF_VERDICT_CHANGED] = "changed",
+	[DIFF_NOT_ENOUGH_RUNS] = "not enough runs",
+};
+const char *const diff_test_name[] = {
+	[DIFF_TEST_NONE] = "none",
+	[DIFF_TEST_EXACT] = "exact",
+	[DIFF_TEST_WELCH] = "welch",
 };
 
-/* one recording, flattened */
-struct diff_values {
-	json_object *rec;
-	json_object *counters;
-	struct diff_value *v;
-	size_t nr, cap;
-	double seconds;
-	double mremap_calls;	/* < 0: mremap not recorded */
-	unsigned int found_needs;	/* needs_any of the path-bound rows found */
-	const struct pts_field *field;	/* the row being flattened */
-	int label;
-	int err;		/* -ENOMEM once an add failed, -EINVAL */
-	char bad_name[DIFF_NAME_LEN];	/* -EINVAL: the first invalid value */
-	double bad_value;
-};
-
-static json_object *get(json_object *obj, const char *key)
+void diff_default_params(struct diff_params *p)
 {
-	json_object *val;
+	p->alpha = DIFF_ALPHA;
+	p->min_effect_pct = DIFF_MIN_EFFECT_PCT;
+}
 
-	if (!json_object_is_type(obj, json_type_object) ||
-	    !json_object_object_get_ex(obj, key, &val))
+/* a zeroed element appended to *@arr; NULL when out of memory */
+static void *append(void **arr, size_t *nr, size_t *cap, size_t size)
+{
+	char *elem;
+
+	if (grow_for_one(arr, cap, *nr, size))
 		return NULL;
-	return val;
+	elem = (char *)*arr + (*nr)++ * size;
+	memset(elem, 0, size);
+	return elem;
 }
 
-static bool is_object(json_object *obj)
+/* ---- one row: summaries and its test ---- */
+
+static void row_change(struct diff_row *row)
 {
-	return obj && json_object_is_type(obj, json_type_object);
-}
+	double base = row->val[DIFF_BASE], new = row->val[DIFF_NEW];
 
-static bool is_number(json_object *obj)
-{
-	return obj && (json_object_is_type(obj, json_type_int) ||
-		       json_object_is_type(obj, json_type_double));
-}
-
-/* @obj.@key as a number: false when absent or not a number */
-static bool get_num(json_object *obj, const char *key, double *val)
-{
-	json_object *field = get(obj, key);
-
-	if (!is_number(field))
-		return false;
-	*val = json_object_get_double(field);
-	return true;
-}
-
-static const char *get_str(json_object *obj, const char *key)
-{
-	json_object *field = get(obj, key);
-
-	if (!field || !json_object_is_type(field, json_type_string))
-		return NULL;
-	return json_object_get_string(field);
-}
-
-/* append a zeroed element to the array at @arrp; NULL when out of memory */
-static void *grow(void *arrp, size_t *nr, size_t *cap, size_t size)
-{
-	void **arr = arrp;
-	size_t new_cap;
-	void *bigger;
-
-	if (*nr == *cap) {
-		new_cap = *cap ? *cap * 2 : 32;
-		bigger = realloc(*arr, new_cap * size);
-		if (!bigger)
-			return NULL;
-		*arr = bigger;
-		*cap = new_cap;
-	}
-	memset((char *)*arr + *nr * size, 0, size);
-	return (char *)*arr + (*nr)++ * size;
-}
-
-/* ---- flattening one recording into named values ---- */
-
-/*
- * Every value a recording holds is a counter (u64 in the maps and in
- * /proc/vmstat) or a duration: never negative, never above 2^64.  One
- * that is makes the recording invalid rather than a row of nonsense.
- */
-static bool valid_count(double value)
-{
-	return value >= 0 && value <= 18446744073709551615.0;
-}
-
-static void vadd(struct diff_values *dv, const char *section, bool ratio,
-		 double value, const char *fmt, va_list ap)
-{
-	struct diff_value *v;
-
-	if (!ratio && !valid_count(value)) {
-		if (!dv->err) {
-			vsnprintf(dv->bad_name, sizeof(dv->bad_name), fmt, ap);
-			dv->bad_value = value;
-			dv->err = -EINVAL;
-		}
-		return;
-	}
-	if (!isfinite(value))
-		return;
-	v = grow(&dv->v, &dv->nr, &dv->cap, sizeof(*v));
-	if (!v) {
-		dv->err = -ENOMEM;
-		return;
-	}
-	vsnprintf(v->name, sizeof(v->name), fmt, ap);
-	v->value = value;
-	v->section = section;
-	v->ratio = ratio;
-	v->field = dv->field;
-	v->label = dv->label;
-}
-
-__attribute__((format(printf, 4, 5)))
-static void add(struct diff_values *dv, const char *section, double value,
-		const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vadd(dv, section, false, value, fmt, ap);
-	va_end(ap);
-}
-
-/* @num / @den; nothing when @den is 0: a mean of nothing is not zero */
-__attribute__((format(printf, 5, 6)))
-static void add_ratio(struct diff_values *dv, const char *section, double num,
-		      double den, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!(den > 0))
-		return;
-	va_start(ap, fmt);
-	vadd(dv, section, true, num / den, fmt, ap);
-	va_end(ap);
-}
-
-/* every number in @obj as PREFIX.KEY; their sum */
-static double add_numbers(struct diff_values *dv, const char *section,
-			  json_object *obj, const char *prefix)
-{
-	double sum = 0;
-
-	if (!is_object(obj))
-		return 0;
-	json_object_object_foreach(obj, key, val) {
-		if (!is_number(val))
-			continue;
-		add(dv, section, json_object_get_double(val), "%s.%s", prefix,
-		    key);
-		sum += json_object_get_double(val);
-	}
-	return sum;
-}
-
-static void flatten_run(struct diff_values *dv)
-{
-	json_object *procs = get(dv->counters, "processes");
-
-	add(dv, NULL, dv->seconds, "run.seconds");
-	if (procs && json_object_is_type(procs, json_type_array))
-		add(dv, NULL, json_object_array_length(procs), "run.processes");
-}
-
-/*
- * A histogram {count, sum} as PREFIX.<diff> (its mean) and, when the row
- * says so, PREFIX.<diff_sum>.
- */
-static void add_hist(struct diff_values *dv, const struct pts_field *f,
-		     json_object *hist, const char *prefix)
-{
-	const char *sec = f->section->key;
-	double count, sum;
-
-	if (!get_num(hist, "count", &count) || !get_num(hist, "sum", &sum))
-		return;
-	if (!valid_count(count)) {
-		add(dv, sec, count, "%s.%s.count", prefix, f->key);
-		return;
-	}
-	if (!valid_count(sum)) {
-		add(dv, sec, sum, "%s.%s.sum", prefix, f->key);
-		return;
-	}
-	if (f->diff_sum)
-		add(dv, sec, sum, "%s.%s", prefix, f->diff_sum);
-	add_ratio(dv, sec, sum, count, "%s.%s", prefix, f->diff);
-}
-
-/* one value of row @f, found at @val, named PREFIX.<diff> */
-static void add_field(struct diff_values *dv, const struct pts_field *f,
-		      json_object *val, const char *prefix, int label)
-{
-	const char *sec = f->section->key;
-	double v;
-
-	if (!f->diff || !val)
-		return;
-	dv->field = f;
-	dv->label = label;
-	dv->found_needs |= f->needs_any;
-	if (f->kind == PTS_FIELD_HIST) {
-		add_hist(dv, f, val, prefix);
-	} else if (is_number(val)) {
-		v = json_object_get_double(val);
-		add(dv, sec, v, "%s.%s", prefix, f->diff);
-		if (f->per_mremap)
-			add_ratio(dv, sec, v, dv->mremap_calls,
-				  "%s.%s_per_mremap", prefix, f->diff);
-	}
-	dv->field = NULL;
-	dv->label = -1;
-}
-
-/* "classes": { "pmd": { key: ... } } as PREFIX.pmd.<diff> */
-static void flatten_by_class(struct diff_values *dv, const struct pts_field *f,
-			     json_object *sec)
-{
-	const char *prefix = f->section->diff;
-	json_object *classes = get(sec, "classes");
-	char name[DIFF_NAME_LEN];
-
-	if (f->json_total)
-		add_field(dv, f, get(sec, f->key), prefix, -1);
-	if (!is_object(classes))
-		return;
-	json_object_object_foreach(classes, class, stats) {
-		snprintf(name, sizeof(name), "%s.%.60s", prefix, class);
-		add_field(dv, f, get(stats, f->key), name, -1);
-	}
-}
-
-/* "orders": [ { "order": 9, key: ... } ] as PREFIX.order9.<diff> */
-static void flatten_by_order(struct diff_values *dv, const struct pts_field *f,
-			     json_object *sec)
-{
-	json_object *orders = get(sec, "orders"), *stats;
-	char name[DIFF_NAME_LEN];
-	double order;
-	size_t i;
-
-	if (!orders || !json_object_is_type(orders, json_type_array))
-		return;
-	for (i = 0; i < json_object_array_length(orders); i++) {
-		stats = json_object_array_get_idx(orders, i);
-		if (!get_num(stats, "order", &order) || order < 0 || order > 64)
-			continue;
-		snprintf(name, sizeof(name), "%s.order%u", f->section->diff,
-			 (unsigned int)order);
-		add_field(dv, f, get(stats, f->key), name, (int)order);
-	}
-}
-
-/* every result as PREFIX.<result>, and their sum as PREFIX.total */
-static void flatten_by_result(struct diff_values *dv, const struct pts_field *f,
-			      json_object *sec)
-{
-	double total;
-
-	dv->field = f;
-	total = add_numbers(dv, f->section->key, sec, f->section->diff);
-	add(dv, f->section->key, total, "%s.total", f->section->diff);
-	dv->field = NULL;
-}
-
-/* the schema's rows, read back from the recording's "counters" */
-static void flatten_fields(struct diff_values *dv)
-{
-	const struct pts_field *f;
-	json_object *sec;
-	size_t i;
-
-	for (i = 0; i < pts_nr_fields; i++) {
-		f = &pts_fields[i];
-		sec = get(dv->counters, f->section->key);
-		if (!sec)
-			continue;
-		switch (f->label) {
-		case PTS_LABEL_CLASS:
-			flatten_by_class(dv, f, sec);
-			break;
-		case PTS_LABEL_ORDER:
-			flatten_by_order(dv, f, sec);
-			break;
-		case PTS_LABEL_RESULT:
-			flatten_by_result(dv, f, sec);
-			break;
-		default:
-			add_field(dv, f, get(sec, f->key), f->section->diff, -1);
-			break;
-		}
-	}
-}
-
-static const struct diff_value *find_value(const struct diff_values *dv,
-					   const char *name);
-
-/* "mremap%s.calls" with @part for "%s" */
-static void derived_name(char *buf, size_t len, const char *fmt,
-			 const char *part)
-{
-	const char *at = strstr(fmt, "%s");
-
-	if (!at) {
-		snprintf(buf, len, "%s", fmt);
-		return;
-	}
-	snprintf(buf, len, "%.*s%s%s", (int)(at - fmt), fmt, part, at + 2);
-}
-
-static bool derived_value(const struct diff_values *dv, const char *fmt,
-			  const char *part, double *value)
-{
-	const struct diff_value *v;
-	char name[DIFF_NAME_LEN];
-
-	derived_name(name, sizeof(name), fmt, part);
-	v = find_value(dv, name);
-	if (v)
-		*value = v->value;
-	return v != NULL;
-}
-
-static void add_derived_one(struct diff_values *dv, const struct pts_derived *d,
-			    const char *part)
-{
-	double num, den, plus = 0;
-	char name[DIFF_NAME_LEN];
-
-	if (!derived_value(dv, d->num, part, &num) ||
-	    !derived_value(dv, d->den, part, &den) ||
-	    (d->den_plus && !derived_value(dv, d->den_plus, part, &plus)))
-		return;
-	derived_name(name, sizeof(name), d->name, part);
-	add_ratio(dv, NULL, d->scale * num, den + plus, "%s", name);
-}
-
-/* the schema's ratios, once per class or order the recording has */
-static void flatten_derived(struct diff_values *dv)
-{
-	const struct pts_derived *d;
-	json_object *classes = get(get(dv->counters, "mremap"), "classes");
-	char part[DIFF_NAME_LEN];
-	size_t i;
-	int order;
-
-	for (i = 0; i < pts_nr_derived; i++) {
-		d = &pts_derived[i];
-		if (d->label == PTS_LABEL_NONE) {
-			add_derived_one(dv, d, "");
-		} else if (d->label == PTS_LABEL_CLASS && is_object(classes)) {
-			json_object_object_foreach(classes, class, stats) {
-				(void)stats;
-				snprintf(part, sizeof(part), ".%.60s", class);
-				add_derived_one(dv, d, part);
-			}
-		} else if (d->label == PTS_LABEL_ORDER) {
-			for (order = 0; order <= 64; order++) {
-				snprintf(part, sizeof(part), ".order%d", order);
-				add_derived_one(dv, d, part);
-			}
-		}
-	}
-}
-
-/* the kernel's own THP counters over the run, by group (vmstat, sizes) */
-static void flatten_kernel(struct diff_values *dv)
-{
-	json_object *groups = get(dv->rec, "kernel_counters");
-	char prefix[DIFF_NAME_LEN];
-
-	if (!is_object(groups))
-		return;
-	json_object_object_foreach(groups, group, counters) {
-		snprintf(prefix, sizeof(prefix), "kernel.%.60s", group);
-		add_numbers(dv, NULL, counters, prefix);
-	}
-}
-
-static int flatten(struct diff_values *dv, json_object *rec)
-{
-	const struct pts_field *calls = schema_find("mremap", "calls");
-
-	memset(dv, 0, sizeof(*dv));
-	dv->rec = rec;
-	dv->counters = get(rec, "counters");
-	dv->mremap_calls = -1;
-	dv->label = -1;
-	get_num(get(rec, "run"), "seconds", &dv->seconds);
-	get_num(get(dv->counters, calls->section->key), calls->key,
-		&dv->mremap_calls);
-	flatten_run(dv);
-	flatten_fields(dv);
-	flatten_derived(dv);
-	flatten_kernel(dv);
-	return dv->err;
-}
-
-void diff_slim_recording(json_object *rec)
-{
-	json_object *counters = get(rec, "counters");
-	json_object *procs = get(counters, "processes"), *nulls;
-	size_t n;
-
-	if (!procs || !json_object_is_type(procs, json_type_array))
-		return;
-	n = json_object_array_length(procs);
-	nulls = json_object_new_array_ext((int)n);
-	if (!nulls)
-		return;		/* keep the original: same result, more memory */
-	if (n && json_object_array_put_idx(nulls, n - 1, NULL)) {
-		json_object_put(nulls);
-		return;
-	}
-	json_object_object_add(counters, "processes", nulls);	/* frees it */
-}
-
-static const struct diff_value *find_value(const struct diff_values *dv,
-					   const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < dv->nr; i++)
-		if (!strcmp(dv->v[i].name, name))
-			return &dv->v[i];
-	return NULL;
-}
-
-/*
- * Does @dv's recording say @v is 0 by leaving it out?  Results and folio
- * orders are written only when shown (schema_label_shown(): seen, or
- * always shown); order 0 and the rows bound to the fault functions only
- * where those are traced (the recording has such a row).
- */
-static bool absent_means_zero(const struct diff_values *dv,
-			      const struct diff_value *v)
-{
-	const struct pts_field *f = v->field;
-	bool outcomes = dv->found_needs & (PTS_CFG_FAULT_FUNCS | PTS_CFG_FAULT_TP);
-
-	if (!f || v->ratio || f->kind == PTS_FIELD_HIST ||
-	    !get(dv->counters, f->section->key))
-		return false;
-	if (f->label == PTS_LABEL_RESULT)
-		return true;
-	if (f->label != PTS_LABEL_ORDER || (f->needs_any && !outcomes))
-		return false;
-	return v->label != 0 || outcomes;
-}
-
-/* ---- the result ---- */
-
-static int add_row(struct diff_result *res, const char *name, double base,
-		   double new)
-{
-	struct diff_row *row;
-
-	if (base == 0 && new == 0)
-		return 0;
-	row = grow(&res->rows, &res->nr_rows, &res->cap_rows, sizeof(*row));
-	if (!row)
-		return -ENOMEM;
-	snprintf(row->name, sizeof(row->name), "%s", name);
-	row->val[DIFF_BASE] = base;
-	row->val[DIFF_NEW] = new;
 	row->change_pct = NAN;
 	if (base == 0) {
 		row->change = DIFF_APPEARED;
@@ -509,7 +62,130 @@ static int add_row(struct diff_result *res, const char *name, double base,
 		row->change = DIFF_CHANGED;
 		row->change_pct = (new - base) / fabs(base) * 100;
 	}
+}
+
+void diff_test_row(struct diff_row *row, const double *base, size_t nr_base,
+		   const double *new, size_t nr_new)
+{
+	struct stats_summary *s = row->side;
+	struct stats_welch w;
+
+	stats_summarize(base, nr_base, &s[DIFF_BASE]);
+	stats_summarize(new, nr_new, &s[DIFF_NEW]);
+	row->val[DIFF_BASE] = s[DIFF_BASE].mean;
+	row->val[DIFF_NEW] = s[DIFF_NEW].mean;
+	row_change(row);
+	row->ci_low_pct = row->ci_high_pct = NAN;
+	row->p = row->p_adjusted = 1;
+	row->changed = false;
+	row->differs = row->val[DIFF_BASE] != row->val[DIFF_NEW];
+	if (nr_base < 2 || nr_new < 2) {
+		row->test = DIFF_TEST_NONE;
+		return;
+	}
+	if (stats_constant(&s[DIFF_BASE]) && stats_constant(&s[DIFF_NEW])) {
+		row->test = DIFF_TEST_EXACT;
+		row->p = row->p_adjusted = row->differs ? 0 : 1;
+		return;
+	}
+	row->test = DIFF_TEST_WELCH;
+	if (stats_welch(&s[DIFF_BASE], &s[DIFF_NEW], DIFF_CONFIDENCE, &w))
+		return;
+	row->p = row->p_adjusted = w.p;
+	if (row->change == DIFF_CHANGED) {
+		row->ci_low_pct = w.ci_low / fabs(row->val[DIFF_BASE]) * 100;
+		row->ci_high_pct = w.ci_high / fabs(row->val[DIFF_BASE]) * 100;
+	}
+}
+
+/*
+ * The whole interval lies beyond the minimum effect, so "changed" means
+ * "by at least that much" at the interval's confidence, not a point
+ * estimate that noise carried over it (appeared, gone: infinite)
+ */
+static bool large_enough(const struct diff_row *row,
+			 const struct diff_params *params)
+{
+	if (row->change != DIFF_CHANGED)
+		return true;
+	return row->ci_low_pct >= params->min_effect_pct ||
+	       row->ci_high_pct <= -params->min_effect_pct;
+}
+
+int diff_decide(struct diff_row *rows, size_t nr,
+		const struct diff_params *params)
+{
+	double *p;
+	size_t i, n = 0;
+
+	p = calloc(nr ? nr : 1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++)
+		if (rows[i].test == DIFF_TEST_WELCH)
+			p[n++] = rows[i].p;
+	if (stats_holm(p, n, p)) {
+		free(p);
+		return -ENOMEM;
+	}
+	for (i = 0, n = 0; i < nr; i++) {
+		if (rows[i].test == DIFF_TEST_EXACT) {
+			rows[i].changed = rows[i].differs;
+		} else if (rows[i].test == DIFF_TEST_WELCH) {
+			rows[i].p_adjusted = p[n++];
+			rows[i].changed = rows[i].p_adjusted < params->alpha &&
+					  large_enough(&rows[i], params);
+		}
+	}
+	free(p);
 	return 0;
+}
+
+/* ---- joining the runs of both recordings by name ---- */
+
+/* every name any run of @rec has, appended to @names once */
+static int collect_names(const struct recording *rec,
+			 const struct rec_value ***names, size_t *nr,
+			 size_t *cap)
+{
+	const struct rec_value *v, **slot;
+	size_t r, i, j;
+
+	for (r = 0; r < rec->nr_runs; r++) {
+		for (i = 0; i < rec->runs[r].nr; i++) {
+			v = &rec->runs[r].v[i];
+			for (j = 0; j < *nr; j++)
+				if (!strcmp((*names)[j]->name, v->name))
+					break;
+			if (j < *nr)
+				continue;
+			slot = append((void **)names, nr, cap, sizeof(*slot));
+			if (!slot)
+				return -ENOMEM;
+			*slot = v;
+		}
+	}
+	return 0;
+}
+
+/*
+ * @v's value in each run of @rec that has it, or says it is 0 by leaving
+ * it out, into @out: how many
+ */
+static size_t samples(const struct recording *rec, const struct rec_value *v,
+		      double *out)
+{
+	const struct rec_value *found;
+	size_t r, n = 0;
+
+	for (r = 0; r < rec->nr_runs; r++) {
+		found = rec_run_find(&rec->runs[r], v->name);
+		if (found)
+			out[n++] = found->value;
+		else if (rec_absent_means_zero(&rec->runs[r], v))
+			out[n++] = 0;
+	}
+	return n;
 }
 
 __attribute__((format(printf, 6, 7)))
@@ -520,7 +196,8 @@ static int add_only(struct diff_result *res, enum diff_side side,
 	struct diff_only *only;
 	va_list ap;
 
-	only = grow(&res->only, &res->nr_only, &res->cap_only, sizeof(*only));
+	only = append((void **)&res->only, &res->nr_only, &res->cap_only,
+		      sizeof(*only));
 	if (!only)
 		return -ENOMEM;
 	snprintf(only->name, sizeof(only->name), "%s", name);
@@ -539,7 +216,8 @@ static int add_note(struct diff_result *res, const char *fmt, ...)
 	char (*note)[DIFF_TEXT_LEN];
 	va_list ap;
 
-	note = grow(&res->notes, &res->nr_notes, &res->cap_notes, sizeof(*note));
+	note = append((void **)&res->notes, &res->nr_notes, &res->cap_notes,
+		      sizeof(*note));
 	if (!note)
 		return -ENOMEM;
 	va_start(ap, fmt);
@@ -548,57 +226,84 @@ static int add_note(struct diff_result *res, const char *fmt, ...)
 	return 0;
 }
 
+
+static int add_row(struct diff_result *res, const struct rec_value *v,
+		   double *const values[DIFF_SIDES], const size_t n[DIFF_SIDES])
+{
+	struct diff_row *row;
+
+	row = append((void **)&res->rows, &res->nr_rows, &res->cap_rows,
+		     sizeof(*row));
+	if (!row)
+		return -ENOMEM;
+	snprintf(row->name, sizeof(row->name), "%s", v->name);
+	row->kind = v->kind;
+	row->unit = v->unit;
+	diff_test_row(row, values[DIFF_BASE], n[DIFF_BASE], values[DIFF_NEW],
+		      n[DIFF_NEW]);
+	/* counts are never negative: a mean of 0 is zero in every run */
+	if (row->val[DIFF_BASE] == 0 && row->val[DIFF_NEW] == 0)
+		res->nr_rows--;
+	return 0;
+}
+
 /* @v is in the @have recording only; @other is the one without it */
 static int join_missing(struct diff_result *res, enum diff_side have,
-			const struct diff_value *v,
-			const struct diff_values *other)
+			const struct rec_value *v, double value,
+			const struct recording *other)
 {
-	double val[DIFF_SIDES];
-
-	if (v->section && !get(other->counters, v->section))
+	if (v->section && !rec_get(other->runs[0].counters, v->section))
 		return 0;	/* metric unavailable there: one entry for all */
-	if (absent_means_zero(other, v)) {
-		val[have] = v->value;
-		val[!have] = 0;
-		return add_row(res, v->name, val[DIFF_BASE], val[DIFF_NEW]);
-	}
-	if (v->ratio || v->value == 0)
+	if (v->ratio || value == 0)
 		return 0;	/* undefined there, or nothing to tell */
-	return add_only(res, have, v->name, true, v->value,
+	return add_only(res, have, v->name, true, value,
 			"not recorded in %s", diff_side_name[!have]);
 }
 
-static int join_values(struct diff_result *res,
-		       const struct diff_values dv[DIFF_SIDES])
+static int join_name(struct diff_result *res,
+		     const struct recording rec[DIFF_SIDES],
+		     const struct rec_value *v, double *const values[DIFF_SIDES])
 {
-	const struct diff_value *v, *match;
-	size_t i;
-	int err;
+	struct stats_summary s;
+	size_t n[DIFF_SIDES];
+	enum diff_side have;
+	int side;
 
-	for (i = 0; i < dv[DIFF_BASE].nr; i++) {
-		v = &dv[DIFF_BASE].v[i];
-		match = find_value(&dv[DIFF_NEW], v->name);
-		if (match)
-			err = add_row(res, v->name, v->value, match->value);
+	for (side = 0; side < DIFF_SIDES; side++)
+		n[side] = samples(&rec[side], v, values[side]);
+	if (n[DIFF_BASE] && n[DIFF_NEW])
+		return add_row(res, v, values, n);
+	have = n[DIFF_BASE] ? DIFF_BASE : DIFF_NEW;
+	stats_summarize(values[have], n[have], &s);
+	return join_missing(res, have, v, s.mean, &rec[!have]);
+}
+
+static int join_values(struct diff_result *res,
+		       const struct recording rec[DIFF_SIDES])
+{
+	const struct rec_value **names = NULL;
+	double *values[DIFF_SIDES] = { NULL, NULL };
+	size_t nr = 0, cap = 0, i;
+	int side, err = 0;
+
+	for (side = 0; side < DIFF_SIDES && !err; side++) {
+		values[side] = calloc(rec[side].nr_runs, sizeof(double));
+		if (!values[side])
+			err = -ENOMEM;
 		else
-			err = join_missing(res, DIFF_BASE, v, &dv[DIFF_NEW]);
-		if (err)
-			return err;
+			err = collect_names(&rec[side], &names, &nr, &cap);
 	}
-	for (i = 0; i < dv[DIFF_NEW].nr; i++) {
-		v = &dv[DIFF_NEW].v[i];
-		if (find_value(&dv[DIFF_BASE], v->name))
-			continue;
-		err = join_missing(res, DIFF_NEW, v, &dv[DIFF_BASE]);
-		if (err)
-			return err;
-	}
-	return 0;
+	for (i = 0; i < nr && !err; i++)
+		err = join_name(res, rec, names[i], values);
+	for (side = 0; side < DIFF_SIDES; side++)
+		free(values[side]);
+	free(names);
+	return err;
 }
 
 static bool metric_attached(json_object *metric)
 {
-	const char *status = get_str(metric, "status");
+	const char *status = rec_get_str(metric, "status");
 
 	return status && strcmp(status, "unavailable");
 }
@@ -611,8 +316,8 @@ static int note_method(struct diff_result *res, const char *name,
 	int side;
 
 	for (side = 0; side < DIFF_SIDES; side++) {
-		status[side] = get_str(metric[side], "status");
-		probe[side] = get_str(metric[side], "probe");
+		status[side] = rec_get_str(metric[side], "status");
+		probe[side] = rec_get_str(metric[side], "probe");
 		if (!probe[side])
 			probe[side] = "probe not recorded";
 	}
@@ -640,7 +345,7 @@ static int compare_metric(struct diff_result *res, const char *name,
 	if (!lacking)
 		return add_only(res, have, name, false, 0,
 				"not in %s's metric catalog", diff_side_name[!have]);
-	reason = get_str(lacking, "reason");
+	reason = rec_get_str(lacking, "reason");
 	return add_only(res, have, name, false, 0, "unavailable in %s: %s",
 			diff_side_name[!have], reason ? reason : "no reason recorded");
 }
@@ -648,20 +353,20 @@ static int compare_metric(struct diff_result *res, const char *name,
 static int compare_metrics(struct diff_result *res,
 			   json_object *const rec[DIFF_SIDES])
 {
-	json_object *base_cat = get(rec[DIFF_BASE], "metrics");
-	json_object *new_cat = get(rec[DIFF_NEW], "metrics");
+	json_object *base_cat = rec_get(rec[DIFF_BASE], "metrics");
+	json_object *new_cat = rec_get(rec[DIFF_NEW], "metrics");
 	json_object *metric[DIFF_SIDES];
 	int err;
 
 	json_object_object_foreach(base_cat, base_name, base_metric) {
 		metric[DIFF_BASE] = base_metric;
-		metric[DIFF_NEW] = get(new_cat, base_name);
+		metric[DIFF_NEW] = rec_get(new_cat, base_name);
 		err = compare_metric(res, base_name, metric);
 		if (err)
 			return err;
 	}
 	json_object_object_foreach(new_cat, new_name, new_metric) {
-		if (get(base_cat, new_name))
+		if (rec_get(base_cat, new_name))
 			continue;
 		metric[DIFF_BASE] = NULL;
 		metric[DIFF_NEW] = new_metric;
@@ -685,30 +390,30 @@ static int compare_setting(struct diff_result *res, const char *what,
 
 static int compare_thp(struct diff_result *res, json_object *const rec[DIFF_SIDES])
 {
-	json_object *base_thp = get(get(rec[DIFF_BASE], "system"), "thp");
-	json_object *new_thp = get(get(rec[DIFF_NEW], "system"), "thp");
-	json_object *base_sizes = get(base_thp, "sizes");
-	json_object *new_sizes = get(new_thp, "sizes");
+	json_object *base_thp = rec_get(rec_get(rec[DIFF_BASE], "system"), "thp");
+	json_object *new_thp = rec_get(rec_get(rec[DIFF_NEW], "system"), "thp");
+	json_object *base_sizes = rec_get(base_thp, "sizes");
+	json_object *new_sizes = rec_get(new_thp, "sizes");
 	int err;
 
-	err = compare_setting(res, "enabled", get_str(base_thp, "enabled"),
-			      get_str(new_thp, "enabled"));
+	err = compare_setting(res, "enabled", rec_get_str(base_thp, "enabled"),
+			      rec_get_str(new_thp, "enabled"));
 	if (!err)
-		err = compare_setting(res, "defrag", get_str(base_thp, "defrag"),
-				      get_str(new_thp, "defrag"));
+		err = compare_setting(res, "defrag", rec_get_str(base_thp, "defrag"),
+				      rec_get_str(new_thp, "defrag"));
 	if (err)
 		return err;
-	if (is_object(base_sizes)) {
+	if (rec_is_object(base_sizes)) {
 		json_object_object_foreach(base_sizes, size, base_val) {
 			err = compare_setting(res, size, json_object_get_string(base_val),
-					      get_str(new_sizes, size));
+					      rec_get_str(new_sizes, size));
 			if (err)
 				return err;
 		}
 	}
-	if (is_object(new_sizes)) {
+	if (rec_is_object(new_sizes)) {
 		json_object_object_foreach(new_sizes, size, new_val) {
-			if (get(base_sizes, size))
+			if (rec_get(base_sizes, size))
 				continue;
 			err = compare_setting(res, size, NULL,
 					      json_object_get_string(new_val));
@@ -721,7 +426,7 @@ static int compare_thp(struct diff_result *res, json_object *const rec[DIFF_SIDE
 
 static int compare_setup(struct diff_result *res, json_object *const rec[DIFF_SIDES])
 {
-	const struct diff_run *run = res->run;
+	const struct rec_header *run = res->run;
 	int side, err;
 
 	if (strcmp(run[DIFF_BASE].machine, run[DIFF_NEW].machine)) {
@@ -741,22 +446,6 @@ static int compare_setup(struct diff_result *res, json_object *const rec[DIFF_SI
 	return compare_thp(res, rec);
 }
 
-static void read_run(struct diff_run *run, json_object *rec)
-{
-	json_object *sys = get(rec, "system"), *r = get(rec, "run");
-	const char *kernel = get_str(sys, "kernel");
-	const char *machine = get_str(sys, "machine");
-	const char *command = get_str(r, "command");
-	double status = 0;
-
-	snprintf(run->kernel, sizeof(run->kernel), "%s", kernel ? kernel : "unknown");
-	snprintf(run->machine, sizeof(run->machine), "%s",
-		 machine ? machine : "unknown");
-	snprintf(run->command, sizeof(run->command), "%s", command ? command : "?");
-	get_num(r, "seconds", &run->seconds);
-	get_num(r, "exit_status", &status);
-	run->exit_status = (int)status;
-}
 
 /* ---- checks ---- */
 
@@ -771,92 +460,16 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* a JSON object with an integer ptscope_version */
-static int check_version(json_object *rec, const char *label, char *err,
-			 size_t errlen)
-{
-	json_object *version = get(rec, "ptscope_version");
-
-	if (!is_object(rec))
-		return fail(err, errlen, "%s is not a ptscope recording "
-			    "(its JSON is not an object)", label);
-	if (!version)
-		return fail(err, errlen, "%s has no ptscope_version (not a "
-			    "'ptscope stat --json' recording)", label);
-	if (!json_object_is_type(version, json_type_int))
-		return fail(err, errlen, "%s: ptscope_version is not an integer",
-			    label);
-	return 0;
-}
-
-/* the sections a stat recording has and diff reads */
-static const struct {
-	const char *parent;
-	const char *key;
-	bool object;		/* else a number */
-} stat_fields[] = {
-	{ NULL, "run", true },
-	{ "run", "seconds", false },
-	{ NULL, "system", true },
-	{ "system", "page_size", false },
-	{ NULL, "metrics", true },
-	{ NULL, "counters", true },
-};
-
-int diff_check_recording(json_object *rec, const char *label, char *err,
-			 size_t errlen)
-{
-	json_object *parent, *field;
-	int64_t version;
-	size_t i;
-	int ret;
-
-	ret = check_version(rec, label, err, errlen);
-	if (ret)
-		return ret;
-	version = json_object_get_int64(get(rec, "ptscope_version"));
-	if (version != DIFF_FORMAT_VERSION)
-		return fail(err, errlen, "%s is ptscope_version %lld; this ptscope "
-			    "reads version %d", label, (long long)version,
-			    DIFF_FORMAT_VERSION);
-	for (i = 0; i < sizeof(stat_fields) / sizeof(stat_fields[0]); i++) {
-		parent = stat_fields[i].parent ? get(rec, stat_fields[i].parent) : rec;
-		field = get(parent, stat_fields[i].key);
-		if (stat_fields[i].object ? is_object(field) : is_number(field))
-			continue;
-		return fail(err, errlen, "%s is not a 'ptscope stat --json' "
-			    "recording: no %s%s%s", label,
-			    stat_fields[i].parent ? stat_fields[i].parent : "",
-			    stat_fields[i].parent ? "." : "", stat_fields[i].key);
-	}
-	return 0;
-}
-
 static int check_pair(json_object *const rec[DIFF_SIDES],
 		      const char *const labels[DIFF_SIDES], char *err,
 		      size_t errlen)
 {
-	int64_t version[DIFF_SIDES], page_size[DIFF_SIDES];
-	int side, ret;
+	int64_t page_size[DIFF_SIDES];
+	int side;
 
-	for (side = 0; side < DIFF_SIDES; side++) {
-		ret = check_version(rec[side], labels[side], err, errlen);
-		if (ret)
-			return ret;
-		version[side] = json_object_get_int64(get(rec[side], "ptscope_version"));
-	}
-	if (version[DIFF_BASE] != version[DIFF_NEW])
-		return fail(err, errlen, "%s is ptscope_version %lld, %s is "
-			    "ptscope_version %lld: recordings of different formats",
-			    labels[DIFF_BASE], (long long)version[DIFF_BASE],
-			    labels[DIFF_NEW], (long long)version[DIFF_NEW]);
-	for (side = 0; side < DIFF_SIDES; side++) {
-		ret = diff_check_recording(rec[side], labels[side], err, errlen);
-		if (ret)
-			return ret;
+	for (side = 0; side < DIFF_SIDES; side++)
 		page_size[side] = json_object_get_int64(
-			get(get(rec[side], "system"), "page_size"));
-	}
+			rec_get(rec_get(rec[side], "system"), "page_size"));
 	if (page_size[DIFF_BASE] != page_size[DIFF_NEW])
 		return fail(err, errlen, "%s has %lld-byte pages, %s has %lld-byte "
 			    "pages: per-page counts do not compare",
@@ -877,42 +490,69 @@ static int only_cmp(const void *a, const void *b)
 	return strcmp(oa->name, ob->name);
 }
 
-int diff_compare(json_object *base, json_object *new,
-		 const char *const labels[DIFF_SIDES], struct diff_result *res,
-		 char *err, size_t errlen)
-{
-	json_object *const rec[DIFF_SIDES] = { base, new };
-	struct diff_values dv[DIFF_SIDES] = {};
-	int side, ret;
 
-	memset(res, 0, sizeof(*res));
-	ret = check_pair(rec, labels, err, errlen);
-	if (ret)
-		return ret;
-	for (side = 0; side < DIFF_SIDES; side++) {
-		read_run(&res->run[side], rec[side]);
-		ret = flatten(&dv[side], rec[side]);
-		if (ret == -EINVAL)
-			snprintf(err, errlen, "%s is not a valid recording: %s is "
-				 "%g, not a count from 0 to 2^64-1", labels[side],
-				 dv[side].bad_name, dv[side].bad_value);
-		if (ret)
-			goto out;
+static void decide_verdict(struct diff_result *res)
+{
+	size_t i;
+
+	res->nr_changed = res->nr_tested = 0;
+	for (i = 0; i < res->nr_rows; i++) {
+		res->nr_changed += res->rows[i].changed;
+		res->nr_tested += res->rows[i].test != DIFF_TEST_NONE;
 	}
-	ret = join_values(res, dv);
+	if (res->nr_runs[DIFF_BASE] < 2 || res->nr_runs[DIFF_NEW] < 2)
+		res->verdict = DIFF_NOT_ENOUGH_RUNS;
+	else if (res->nr_changed)
+		res->verdict = DIFF_VERDICT_CHANGED;
+	else
+		res->verdict = DIFF_NO_CHANGE;
+}
+
+static int compare_flat(struct diff_result *res,
+			json_object *const rec[DIFF_SIDES],
+			const struct recording flat[DIFF_SIDES])
+{
+	int ret;
+
+	ret = join_values(res, flat);
+	if (!ret)
+		ret = diff_decide(res->rows, res->nr_rows, &res->params);
 	if (!ret)
 		ret = compare_metrics(res, rec);
 	if (!ret)
 		ret = compare_setup(res, rec);
-	if (!ret) {
-		diff_sort_rows(res->rows, res->nr_rows);
-		if (res->nr_only)
-			qsort(res->only, res->nr_only, sizeof(*res->only),
-			      only_cmp);
+	if (ret)
+		return ret;
+	decide_verdict(res);
+	diff_sort_rows(res->rows, res->nr_rows);
+	if (res->nr_only)
+		qsort(res->only, res->nr_only, sizeof(*res->only), only_cmp);
+	return 0;
+}
+
+int diff_compare(json_object *base, json_object *new,
+		 const char *const labels[DIFF_SIDES],
+		 const struct diff_params *params, struct diff_result *res,
+		 char *err, size_t errlen)
+{
+	json_object *const rec[DIFF_SIDES] = { base, new };
+	struct recording flat[DIFF_SIDES] = {};
+	int side, ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->params = *params;
+	for (side = 0; side < DIFF_SIDES && !ret; side++) {
+		ret = recording_flatten(rec[side], labels[side], &flat[side], err,
+					errlen);
+		res->run[side] = flat[side].header;
+		res->nr_runs[side] = flat[side].nr_runs;
 	}
-out:
+	if (!ret)
+		ret = check_pair(rec, labels, err, errlen);
+	if (!ret)
+		ret = compare_flat(res, rec, flat);
 	for (side = 0; side < DIFF_SIDES; side++)
-		free(dv[side].v);
+		recording_free(&flat[side]);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	return ret;
@@ -926,7 +566,7 @@ void diff_result_free(struct diff_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-static double significance(const struct diff_row *row)
+static double magnitude(const struct diff_row *row)
 {
 	return row->change == DIFF_CHANGED ? fabs(row->change_pct) : INFINITY;
 }
@@ -934,10 +574,14 @@ static double significance(const struct diff_row *row)
 static int row_cmp(const void *a, const void *b)
 {
 	const struct diff_row *ra = a, *rb = b;
-	double sa = significance(ra), sb = significance(rb);
+	double ma = magnitude(ra), mb = magnitude(rb);
 
-	if (sa != sb)
-		return sa > sb ? -1 : 1;
+	if (ra->changed != rb->changed)
+		return ra->changed ? -1 : 1;
+	if (ra->changed && ra->p_adjusted != rb->p_adjusted)
+		return ra->p_adjusted < rb->p_adjusted ? -1 : 1;
+	if (ma != mb)
+		return ma > mb ? -1 : 1;
 	return strcmp(ra->name, rb->name);
 }
 
@@ -947,29 +591,9 @@ void diff_sort_rows(struct diff_row *rows, size_t nr)
 		qsort(rows, nr, sizeof(*rows), row_cmp);
 }
 
-bool diff_row_significant(const struct diff_row *row)
-{
-	return significance(row) >= DIFF_SIGNIFICANT_PCT;
-}
-
 bool diff_kernels_differ(const struct diff_result *res)
 {
 	return strcmp(res->run[DIFF_BASE].kernel, res->run[DIFF_NEW].kernel) != 0;
-}
-
-/* ---- formatting ---- */
-
-const char *diff_fmt_value(char *buf, size_t len, double value)
-{
-	double mag = fabs(value);
-
-	if (mag < 1e15 && value == floor(value))
-		snprintf(buf, len, "%.0f", value);
-	else if (mag >= 100 && mag < 1e15)
-		snprintf(buf, len, "%.1f", value);
-	else
-		snprintf(buf, len, "%.3g", value);
-	return buf;
 }
 
 const char *diff_fmt_change(char *buf, size_t len, const struct diff_row *row)
@@ -991,6 +615,8 @@ const char *diff_fmt_change(char *buf, size_t len, const struct diff_row *row)
 	return buf;
 }
 
+/* ---- JSON ---- */
+
 /*
  * Integral values as JSON integers (400, not 400.0), others with ten
  * significant digits; NULL (JSON null) for what is not a number.
@@ -1007,7 +633,8 @@ static json_object *json_number(double value)
 	return json_object_new_double_s(value, text);
 }
 
-static json_object *run_json(const struct diff_run *run, const char *label)
+static json_object *run_json(const struct rec_header *run, size_t nr_runs,
+			      const char *label)
 {
 	json_object *obj = json_object_new_object();
 
@@ -1018,26 +645,12 @@ static json_object *run_json(const struct diff_run *run, const char *label)
 	json_object_object_add(obj, "seconds", json_number(run->seconds));
 	json_object_object_add(obj, "exit_status",
 			       json_object_new_int(run->exit_status));
+	json_object_object_add(obj, "runs", json_object_new_int64((int64_t)nr_runs));
+	json_object_object_add(obj, "format_version",
+			       json_object_new_int(run->version));
 	return obj;
 }
 
-static json_object *row_json(const struct diff_row *row)
-{
-	json_object *obj = json_object_new_object();
-	char change[32];
-
-	json_object_object_add(obj, "metric", fmt_json_string(row->name));
-	json_object_object_add(obj, "base", json_number(row->val[DIFF_BASE]));
-	json_object_object_add(obj, "new", json_number(row->val[DIFF_NEW]));
-	/* null when base is 0: the change is "new" or "gone", not a number */
-	json_object_object_add(obj, "change_pct", row->change == DIFF_CHANGED ?
-			       json_number(row->change_pct) : NULL);
-	json_object_object_add(obj, "change", json_object_new_string(
-				       diff_fmt_change(change, sizeof(change), row)));
-	json_object_object_add(obj, "significant",
-			       json_object_new_boolean(diff_row_significant(row)));
-	return obj;
-}
 
 static json_object *only_json(const struct diff_only *only)
 {
@@ -1052,28 +665,101 @@ static json_object *only_json(const struct diff_only *only)
 	return obj;
 }
 
+
+static const char *const kind_name[] = {
+	[REC_COUNT] = "count",
+	[REC_TIME] = "time",
+	[REC_SYSTEM] = "system",
+};
+
+static json_object *side_json(const struct stats_summary *s)
+{
+	json_object *obj = json_object_new_object();
+
+	json_object_object_add(obj, "runs", json_object_new_int64((int64_t)s->n));
+	json_object_object_add(obj, "mean", json_number(s->mean));
+	json_object_object_add(obj, "stddev", json_number(s->sd));
+	json_object_object_add(obj, "min", json_number(s->min));
+	json_object_object_add(obj, "max", json_number(s->max));
+	return obj;
+}
+
+static json_object *row_json(const struct diff_row *row)
+{
+	json_object *obj = json_object_new_object();
+	bool pct = row->change == DIFF_CHANGED;
+	char change[32];
+
+	json_object_object_add(obj, "name", fmt_json_string(row->name));
+	json_object_object_add(obj, "kind",
+			       json_object_new_string(kind_name[row->kind]));
+	json_object_object_add(obj, "base", json_number(row->val[DIFF_BASE]));
+	json_object_object_add(obj, "new", json_number(row->val[DIFF_NEW]));
+	/* null when base is 0: the change is "new" or "gone", not a number */
+	json_object_object_add(obj, "change_pct",
+			       pct ? json_number(row->change_pct) : NULL);
+	json_object_object_add(obj, "change", json_object_new_string(
+				       diff_fmt_change(change, sizeof(change), row)));
+	json_object_object_add(obj, "ci_low_pct", json_number(row->ci_low_pct));
+	json_object_object_add(obj, "ci_high_pct", json_number(row->ci_high_pct));
+	json_object_object_add(obj, "test",
+			       json_object_new_string(diff_test_name[row->test]));
+	json_object_object_add(obj, "p", json_number(row->p));
+	json_object_object_add(obj, "p_adjusted", json_number(row->p_adjusted));
+	json_object_object_add(obj, "changed",
+			       json_object_new_boolean(row->changed));
+	json_object_object_add(obj, "differs",
+			       json_object_new_boolean(row->differs));
+	json_object_object_add(obj, "base_runs", side_json(&row->side[DIFF_BASE]));
+	json_object_object_add(obj, "new_runs", side_json(&row->side[DIFF_NEW]));
+	return obj;
+}
+
+static json_object *params_json(const struct diff_result *res)
+{
+	json_object *obj = json_object_new_object();
+
+	json_object_object_add(obj, "test", json_object_new_string(
+				       "Welch's t-test; exact where every run of "
+				       "each side gave one value"));
+	json_object_object_add(obj, "adjustment", json_object_new_string("holm"));
+	json_object_object_add(obj, "alpha", json_number(res->params.alpha));
+	json_object_object_add(obj, "min_effect_pct",
+			       json_number(res->params.min_effect_pct));
+	json_object_object_add(obj, "confidence", json_number(DIFF_CONFIDENCE));
+	json_object_object_add(obj, "rows_tested",
+			       json_object_new_int64((int64_t)res->nr_tested));
+	return obj;
+}
+
 json_object *diff_result_json(const struct diff_result *res,
 			      const char *const labels[DIFF_SIDES])
 {
 	json_object *root = json_object_new_object();
 	json_object *rows = json_object_new_array();
+	json_object *changed = json_object_new_array();
 	json_object *only = json_object_new_array();
 	json_object *notes = json_object_new_array();
 	size_t i;
 
+	json_object_object_add(root, "verdict", json_object_new_string(
+				       diff_verdict_name[res->verdict]));
 	json_object_object_add(root, "base", run_json(&res->run[DIFF_BASE],
-						      labels[DIFF_BASE]));
+		res->nr_runs[DIFF_BASE], labels[DIFF_BASE]));
 	json_object_object_add(root, "new", run_json(&res->run[DIFF_NEW],
-						     labels[DIFF_NEW]));
+		res->nr_runs[DIFF_NEW], labels[DIFF_NEW]));
 	json_object_object_add(root, "kernels_differ",
 			       json_object_new_boolean(diff_kernels_differ(res)));
-	json_object_object_add(root, "significant_pct",
-			       json_number(DIFF_SIGNIFICANT_PCT));
+	json_object_object_add(root, "method", params_json(res));
 	for (i = 0; i < res->nr_notes; i++)
 		json_object_array_add(notes, fmt_json_string(res->notes[i]));
 	json_object_object_add(root, "notes", notes);
-	for (i = 0; i < res->nr_rows; i++)
+	for (i = 0; i < res->nr_rows; i++) {
 		json_object_array_add(rows, row_json(&res->rows[i]));
+		if (res->rows[i].changed)
+			json_object_array_add(changed, row_json(&res->rows[i]));
+	}
+	json_object_object_add(root, "changed", changed);
 	json_object_object_add(root, "rows", rows);
 	for (i = 0; i < res->nr_only; i++)
 		json_object_array_add(only, only_json(&res->only[i]));

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ptscope diff: compares two "ptscope stat --json" recordings.  Each one is
- * flattened into named values (raw counters and per-operation ratios such
- * as mremap.pte.latency_mean_ns), the two are joined by name, and the rows
- * are ranked by relative change.  Pure functions over json-c objects; the
+ * ptscope diff: compares two "ptscope stat --json" recordings run by run.
+ * Each value (data/recording.h) becomes a row with the runs of both sides;
+ * a row is tested exactly when every run of each side gave one value (a
+ * deterministic count), by Welch's t-test otherwise, and the p-values of
+ * the tested rows are adjusted by Holm's method.  A row changed when the
+ * exact values differ, or when its adjusted p is below alpha and its 95%
+ * interval lies beyond the minimum effect.  One run on a side is "not
+ * enough runs", never a change.  Pure functions over json-c objects; the
  * view does the file I/O and the printing.
  */
 #ifndef PTSCOPE_DIFF_H
@@ -12,10 +16,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <json-c/json.h>
+#include "data/recording.h"
+#include "data/stats.h"
 
-#define DIFF_FORMAT_VERSION	1	/* the ptscope_version diff reads */
-#define DIFF_SIGNIFICANT_PCT	10.0	/* "what changed" threshold */
-#define DIFF_NAME_LEN		96
+#define DIFF_ALPHA		0.05	/* family-wise error rate of "changed" */
+#define DIFF_MIN_EFFECT_PCT	2.0	/* the smallest change called one */
+#define DIFF_CONFIDENCE		0.95	/* of the interval shown */
+#define DIFF_NAME_LEN		REC_NAME_LEN
 #define DIFF_TEXT_LEN		512
 
 enum diff_side {
@@ -25,17 +32,44 @@ enum diff_side {
 };
 
 enum diff_change {
-	DIFF_CHANGED,	/* nonzero in base: change_pct is finite */
+	DIFF_CHANGED,	/* nonzero mean in base: change_pct is finite */
 	DIFF_APPEARED,	/* zero in base, nonzero in new */
 	DIFF_GONE,	/* nonzero in base, zero in new */
+};
+
+/* how a row was compared */
+enum diff_test {
+	DIFF_TEST_NONE,		/* a side has one run: not tested */
+	DIFF_TEST_EXACT,	/* every run of each side gave one value */
+	DIFF_TEST_WELCH,	/* Welch's t-test, Holm-adjusted */
+};
+
+enum diff_verdict {
+	DIFF_NO_CHANGE,
+	DIFF_VERDICT_CHANGED,
+	DIFF_NOT_ENOUGH_RUNS,	/* a side has one run */
+};
+
+/* what decides "changed" */
+struct diff_params {
+	double alpha;		/* 0 < alpha < 1 */
+	double min_effect_pct;	/* >= 0 */
 };
 
 /* one value recorded in both recordings, not zero in both */
 struct diff_row {
 	char name[DIFF_NAME_LEN];
-	double val[DIFF_SIDES];
-	double change_pct;
+	enum rec_kind kind;
+	enum rec_unit unit;
+	struct stats_summary side[DIFF_SIDES];	/* over the runs */
+	double val[DIFF_SIDES];		/* the means */
+	double change_pct;		/* of the means; NAN unless CHANGED */
+	double ci_low_pct, ci_high_pct;	/* NAN unless tested and CHANGED */
+	double p, p_adjusted;		/* 1 where not tested, 0 exact change */
 	enum diff_change change;
+	enum diff_test test;
+	bool changed;			/* the verdict on this row */
+	bool differs;			/* untested, but the means differ */
 };
 
 /* a metric (or one of its values) that only one recording has */
@@ -47,18 +81,13 @@ struct diff_only {
 	char reason[DIFF_TEXT_LEN];	/* why the other one lacks it */
 };
 
-/* what the header says about each recording */
-struct diff_run {
-	char kernel[128];
-	char machine[64];
-	char command[512];
-	double seconds;
-	int exit_status;
-};
-
 struct diff_result {
-	struct diff_run run[DIFF_SIDES];
-	struct diff_row *rows;		/* most significant first */
+	struct rec_header run[DIFF_SIDES];
+	size_t nr_runs[DIFF_SIDES];
+	struct diff_params params;
+	enum diff_verdict verdict;
+	size_t nr_changed, nr_tested;
+	struct diff_row *rows;		/* changed first, then by |change| */
 	size_t nr_rows, cap_rows;
 	struct diff_only *only;
 	size_t nr_only, cap_only;
@@ -67,13 +96,11 @@ struct diff_result {
 };
 
 extern const char *const diff_side_name[DIFF_SIDES];	/* "base", "new" */
+extern const char *const diff_verdict_name[];	/* "changed", ... */
+extern const char *const diff_test_name[];	/* "none", "exact", "welch" */
 
-/*
- * Is @rec a stat recording this diff understands?  0, or -EINVAL with the
- * reason in @err, which starts with @label (the file name).
- */
-int diff_check_recording(json_object *rec, const char *label, char *err,
-			 size_t errlen);
+/* alpha DIFF_ALPHA, minimum effect DIFF_MIN_EFFECT_PCT */
+void diff_default_params(struct diff_params *p);
 
 /*
  * Compare two recordings into @res (freed with diff_result_free, also on
@@ -81,26 +108,25 @@ int diff_check_recording(json_object *rec, const char *label, char *err,
  * the file names in @labels); -ENOMEM.
  */
 int diff_compare(json_object *base, json_object *new,
-		 const char *const labels[DIFF_SIDES], struct diff_result *res,
+		 const char *const labels[DIFF_SIDES],
+		 const struct diff_params *params, struct diff_result *res,
 		 char *err, size_t errlen);
 void diff_result_free(struct diff_result *res);
 
 /*
- * Free what diff will not read: of counters.processes only the length
- * counts, so its objects (most of a large recording) become as many nulls.
- * Called on each recording as it is loaded, it keeps one whole parsed
- * recording in memory at a time, not two.
+ * One row from the runs of both sides: summaries, change, the test and
+ * its raw p.  changed is decided for all rows at once by diff_decide().
  */
-void diff_slim_recording(json_object *rec);
+void diff_test_row(struct diff_row *row, const double *base, size_t nr_base,
+		   const double *new, size_t nr_new);
+/* Holm over the Welch rows, then each row's verdict: 0 or -ENOMEM */
+int diff_decide(struct diff_row *rows, size_t nr,
+		const struct diff_params *params);
 
-/* largest absolute relative change first (appeared/gone count as infinite) */
+/* changed first (exact, then by adjusted p), then by |change| */
 void diff_sort_rows(struct diff_row *rows, size_t nr);
-/* appeared, gone, or changed by DIFF_SIGNIFICANT_PCT or more */
-bool diff_row_significant(const struct diff_row *row);
 bool diff_kernels_differ(const struct diff_result *res);
 
-/* "1234", "12.5", "0.0123" */
-const char *diff_fmt_value(char *buf, size_t len, double value);
 /* "+300.0%", "-37.2%", "0.0%", "new", "gone" */
 const char *diff_fmt_change(char *buf, size_t len, const struct diff_row *row);
 

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ptscope diff BASE.json NEW.json: compare two 'stat --json' recordings. */
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "data/recording_diff.h"
 #include "data/format.h"
 #include "views/report.h"
+#include "views/values.h"
 #include "views/views.h"
 
 #define MAX_RECORDING	(64 << 20)	/* far above any stat recording */
-#define SUMMARY_ROWS	5
-#define SUMMARY_NAMES	6
 #define SAFE_NAME_LEN	(4 * DIFF_NAME_LEN)	/* an escaped name */
 
 /* the whole file, NUL-terminated, in *@text; 0 or -errno */
@@ -109,22 +110,73 @@ static int load_recording(const char *path, json_object **rec)
 	ret = parse_recording(path, text, len, rec);
 	free(text);
 	if (!ret)
-		diff_slim_recording(*rec);
+		recording_slim(*rec);
 	return ret;
 }
 
+/* changed rows shown without --all; the rest are counted, never dropped */
+#define CHANGED_ROWS	12
+/* counts named in the explanation of a changed time */
+#define EXPLAIN_ROWS	6
+
+/* "167.0 us ± 8%" over several runs, "167.0 us" over one or none spread */
+static const char *fmt_side(char *buf, size_t len, const struct diff_row *row,
+			    enum diff_side side)
+{
+	return fmt_mean_sd(buf, len, &row->side[side], row->unit);
+}
+
+/* "[+35.0%, +47.1%]", "exact", "1 run" */
+static const char *fmt_interval(char *buf, size_t len, const struct diff_row *row)
+{
+	if (row->test == DIFF_TEST_EXACT)
+		snprintf(buf, len, "exact");
+	else if (row->test == DIFF_TEST_NONE)
+		snprintf(buf, len, "untested");
+	else if (isnan(row->ci_low_pct))
+		snprintf(buf, len, "p=%.2g", row->p_adjusted);
+	else
+		snprintf(buf, len, "[%+.1f%%, %+.1f%%] p=%.2g", row->ci_low_pct,
+			 row->ci_high_pct, row->p_adjusted);
+	return buf;
+}
+
 /* a recording's strings come from anywhere: escape them */
-static void print_run(FILE *out, const struct diff_run *run, const char *side,
-		      const char *path)
+static void print_run(FILE *out, const struct rec_header *run, size_t nr_runs,
+		      const char *side, const char *path)
 {
 	char cmd[4 * sizeof(run->command)], kernel[4 * sizeof(run->kernel)];
 	char machine[4 * sizeof(run->machine)];
 
-	fprintf(out, "  %-4s  %s: '%s' on %s %s, %.3f s, exit %d\n", side, path,
-		fmt_escape(cmd, sizeof(cmd), run->command),
+	fprintf(out, "  %-4s  %s: '%s' on %s %s, %zu run%s, %.3f s, exit %d\n",
+		side, path, fmt_escape(cmd, sizeof(cmd), run->command),
 		fmt_escape(kernel, sizeof(kernel), run->kernel),
-		fmt_escape(machine, sizeof(machine), run->machine), run->seconds,
-		run->exit_status);
+		fmt_escape(machine, sizeof(machine), run->machine), nr_runs,
+		nr_runs == 1 ? "" : "s", run->seconds, run->exit_status);
+}
+
+static void print_verdict(FILE *out, const struct diff_result *res)
+{
+	const size_t *runs = res->nr_runs;
+
+	switch (res->verdict) {
+	case DIFF_VERDICT_CHANGED:
+		fprintf(out, "ptscope diff: %zu metric%s changed\n",
+			res->nr_changed, res->nr_changed == 1 ? "" : "s");
+		break;
+	case DIFF_NO_CHANGE:
+		fprintf(out, "ptscope diff: no significant change\n");
+		break;
+	case DIFF_NOT_ENOUGH_RUNS:
+		fprintf(out, "ptscope diff: not enough runs (%zu in base, %zu in "
+			"new): noise cannot be told from change; record with "
+			"--repeat 5\n", runs[DIFF_BASE], runs[DIFF_NEW]);
+		return;
+	}
+	fprintf(out, "  %zu rows tested over %zu and %zu runs: counts the same in "
+		"every run exactly, the rest by Welch's t-test, Holm-adjusted "
+		"p < %g, |change| >= %g%%\n", res->nr_tested, runs[DIFF_BASE],
+		runs[DIFF_NEW], res->params.alpha, res->params.min_effect_pct);
 }
 
 static void print_header(FILE *out, const struct diff_result *res,
@@ -132,11 +184,11 @@ static void print_header(FILE *out, const struct diff_result *res,
 {
 	char base[4 * sizeof(res->run[0].kernel)], new[sizeof(base)];
 	char note[4 * DIFF_TEXT_LEN];
-	size_t i;
+	int side;
 
-	fprintf(out, "ptscope diff\n");
-	print_run(out, &res->run[DIFF_BASE], "base", files[DIFF_BASE]);
-	print_run(out, &res->run[DIFF_NEW], "new", files[DIFF_NEW]);
+	for (side = 0; side < DIFF_SIDES; side++)
+		print_run(out, &res->run[side], res->nr_runs[side],
+			  diff_side_name[side], files[side]);
 	if (diff_kernels_differ(res))
 		fprintf(out, "  kernels differ: base %s, new %s\n",
 			fmt_escape(base, sizeof(base), res->run[DIFF_BASE].kernel),
@@ -144,34 +196,158 @@ static void print_header(FILE *out, const struct diff_result *res,
 	else
 		fprintf(out, "  same kernel: %s\n",
 			fmt_escape(base, sizeof(base), res->run[DIFF_BASE].kernel));
-	for (i = 0; i < res->nr_notes; i++)
+	for (size_t i = 0; i < res->nr_notes; i++)
 		fprintf(out, "  note: %s\n",
 			fmt_escape(note, sizeof(note), res->notes[i]));
 }
 
-static void print_rows(FILE *out, const struct diff_result *res)
+static int name_width(const struct diff_result *res, bool all)
 {
-	char base[32], new[32], change[32], name[SAFE_NAME_LEN];
+	char name[SAFE_NAME_LEN];
 	int width = (int)strlen("metric");
+	size_t i;
+
+	for (i = 0; i < res->nr_rows; i++) {
+		if (!all && !res->rows[i].changed && !res->rows[i].differs)
+			continue;
+		fmt_escape(name, sizeof(name), res->rows[i].name);
+		if ((int)strlen(name) > width)
+			width = (int)strlen(name);
+	}
+	return width;
+}
+
+static void print_row(FILE *out, const struct diff_row *row, int width)
+{
+	char base[48], new[48], change[32], interval[64], name[SAFE_NAME_LEN];
+
+	fprintf(out, "  %-*s %20s %20s %8s  %s\n", width,
+		fmt_escape(name, sizeof(name), row->name),
+		fmt_side(base, sizeof(base), row, DIFF_BASE),
+		fmt_side(new, sizeof(new), row, DIFF_NEW),
+		diff_fmt_change(change, sizeof(change), row),
+		fmt_interval(interval, sizeof(interval), row));
+}
+
+static void print_table_head(FILE *out, int width)
+{
+	fprintf(out, "  %-*s %20s %20s %8s  %s\n", width, "metric",
+		"base (mean ± sd)", "new (mean ± sd)", "change",
+		"95% interval, adjusted p");
+}
+
+/* the changed rows, CHANGED_ROWS of them unless --all; a cut is said */
+static void print_changed(FILE *out, const struct diff_result *res, bool all)
+{
+	int width = name_width(res, false);
+	size_t i, shown = 0;
+
+	if (!res->nr_changed)
+		return;
+	fprintf(out, "\nchanged:\n");
+	print_table_head(out, width);
+	for (i = 0; i < res->nr_rows; i++) {
+		if (!res->rows[i].changed)
+			continue;
+		if (!all && shown == CHANGED_ROWS)
+			break;
+		print_row(out, &res->rows[i], width);
+		shown++;
+	}
+	if (shown < res->nr_changed)
+		fprintf(out, "  and %zu more (--all shows every row)\n",
+			res->nr_changed - shown);
+}
+
+/* with one run a side: the counts that differ, named but not judged */
+static void print_differs(FILE *out, const struct diff_result *res)
+{
+	int width = name_width(res, false);
+	size_t i, n = 0;
+
+	for (i = 0; i < res->nr_rows; i++) {
+		const struct diff_row *row = &res->rows[i];
+
+		if (row->test != DIFF_TEST_NONE || !row->differs ||
+		    row->kind != REC_COUNT)
+			continue;
+		if (!n++) {
+			fprintf(out, "\ncounts that differ (measured once a side: "
+				"not called a change):\n");
+			print_table_head(out, width);
+		}
+		print_row(out, row, width);
+	}
+	fprintf(out, "\n  timings and system-wide counters are not compared "
+		"with one run a side\n");
+}
+
+/* "a 0 -> 261,120, b 1 -> 16 and 3 more": the changed counts */
+static void print_counts_moved(FILE *out, const struct diff_result *res)
+{
+	char base[32], new[32], name[SAFE_NAME_LEN];
+	size_t i, n = 0, total = 0;
+
+	for (i = 0; i < res->nr_rows; i++) {
+		const struct diff_row *row = &res->rows[i];
+
+		if (!row->changed || row->kind != REC_COUNT)
+			continue;
+		if (total++ >= EXPLAIN_ROWS)
+			continue;
+		fprintf(out, "%s%s %s -> %s", n++ ? ", " : "",
+			fmt_escape(name, sizeof(name), row->name),
+			fmt_value(base, sizeof(base), row->val[DIFF_BASE], row->unit),
+			fmt_value(new, sizeof(new), row->val[DIFF_NEW], row->unit));
+	}
+	if (total > n)
+		fprintf(out, " and %zu more", total - n);
+	if (!total)
+		fprintf(out, "no count of the traced work changed: the same work "
+			"took a different time (load on the machine, CPU "
+			"frequency, virtualization)");
+}
+
+/*
+ * Why a time moved: each changed time with the kernel-side counts that
+ * changed with it (lookups per moved PTE, batches per extent, levels).
+ */
+static void print_explanation(FILE *out, const struct diff_result *res)
+{
+	char change[32], interval[64], name[SAFE_NAME_LEN];
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < res->nr_rows; i++) {
+		const struct diff_row *row = &res->rows[i];
+
+		if (!row->changed || row->kind != REC_TIME)
+			continue;
+		if (!any)
+			fprintf(out, "\nexplained by the kernel's counts:\n");
+		any = true;
+		fprintf(out, "  %s %s %s; with it: ",
+			fmt_escape(name, sizeof(name), row->name),
+			diff_fmt_change(change, sizeof(change), row),
+			fmt_interval(interval, sizeof(interval), row));
+		print_counts_moved(out, res);
+		fputc('\n', out);
+	}
+}
+
+static void print_all(FILE *out, const struct diff_result *res)
+{
+	int width = name_width(res, true);
 	size_t i;
 
 	if (!res->nr_rows) {
 		fprintf(out, "\n  no values to compare: everything is zero in both\n");
 		return;
 	}
-	for (i = 0; i < res->nr_rows; i++) {
-		fmt_escape(name, sizeof(name), res->rows[i].name);
-		if ((int)strlen(name) > width)
-			width = (int)strlen(name);
-	}
-	fprintf(out, "\n  %-*s %14s %14s %9s\n", width, "metric", "base", "new",
-		"%change");
+	fprintf(out, "\nall rows:\n");
+	print_table_head(out, width);
 	for (i = 0; i < res->nr_rows; i++)
-		fprintf(out, "  %-*s %14s %14s %9s\n", width,
-			fmt_escape(name, sizeof(name), res->rows[i].name),
-			diff_fmt_value(base, sizeof(base), res->rows[i].val[DIFF_BASE]),
-			diff_fmt_value(new, sizeof(new), res->rows[i].val[DIFF_NEW]),
-			diff_fmt_change(change, sizeof(change), &res->rows[i]));
+		print_row(out, &res->rows[i], width);
 }
 
 static void print_only(FILE *out, const struct diff_result *res)
@@ -189,7 +365,8 @@ static void print_only(FILE *out, const struct diff_result *res)
 		if (only->has_value)
 			fprintf(out, "  only in %s: %s = %s (%s)\n",
 				diff_side_name[only->side], name,
-				diff_fmt_value(value, sizeof(value), only->value),
+				fmt_value(value, sizeof(value), only->value,
+					  REC_UNIT_COUNT),
 				reason);
 		else
 			fprintf(out, "  only in %s: %s (%s)\n",
@@ -197,51 +374,21 @@ static void print_only(FILE *out, const struct diff_result *res)
 	}
 }
 
-/* "  appeared (zero in base): a, b, c and 4 more" */
-static void print_names(FILE *out, const struct diff_result *res,
-			enum diff_change change, const char *title)
+static void print_text(FILE *out, const struct diff_result *res,
+		       const char *const files[DIFF_SIDES], bool all)
 {
-	char name[SAFE_NAME_LEN];
-	size_t i, shown = 0, total = 0;
-
-	for (i = 0; i < res->nr_rows; i++) {
-		if (res->rows[i].change != change)
-			continue;
-		if (total++ < SUMMARY_NAMES)
-			fprintf(out, "%s%s", shown++ ? ", " : title,
-				fmt_escape(name, sizeof(name), res->rows[i].name));
-	}
-	if (total > shown)
-		fprintf(out, " and %zu more", total - shown);
-	if (total)
-		fputc('\n', out);
-}
-
-static void print_summary(FILE *out, const struct diff_result *res)
-{
-	char base[32], new[32], change[32], name[SAFE_NAME_LEN];
-	const struct diff_row *row;
-	size_t i, shown = 0;
-
-	fprintf(out, "\nwhat changed (|change| >= %.0f%%):\n", DIFF_SIGNIFICANT_PCT);
-	for (i = 0; i < res->nr_rows && shown < SUMMARY_ROWS; i++) {
-		row = &res->rows[i];
-		if (row->change != DIFF_CHANGED || !diff_row_significant(row))
-			continue;
-		fprintf(out, "  %s %s (%s -> %s)\n",
-			fmt_escape(name, sizeof(name), row->name),
-			diff_fmt_change(change, sizeof(change), row),
-			diff_fmt_value(base, sizeof(base), row->val[DIFF_BASE]),
-			diff_fmt_value(new, sizeof(new), row->val[DIFF_NEW]));
-		shown++;
-	}
-	print_names(out, res, DIFF_APPEARED, "  appeared (zero in base): ");
-	print_names(out, res, DIFF_GONE, "  gone (zero in new): ");
-	for (i = 0; i < res->nr_rows; i++)
-		if (diff_row_significant(&res->rows[i]))
-			return;
-	fprintf(out, "  no significant change: no metric moved by %.0f%% or more\n",
-		DIFF_SIGNIFICANT_PCT);
+	print_verdict(out, res);
+	print_header(out, res, files);
+	if (res->verdict == DIFF_NOT_ENOUGH_RUNS)
+		print_differs(out, res);
+	print_changed(out, res, all);
+	print_explanation(out, res);
+	if (all)
+		print_all(out, res);
+	else if (res->nr_rows > res->nr_changed)
+		fprintf(out, "\n  %zu more rows without a change (--all shows "
+			"them)\n", res->nr_rows - res->nr_changed);
+	print_only(out, res);
 }
 
 static int write_json(FILE *out, const struct diff_result *res,
@@ -269,10 +416,7 @@ static int write_report(const struct pts_options *opts,
 	if (opts->json) {
 		err = write_json(out, res, files);
 	} else {
-		print_header(out, res, files);
-		print_rows(out, res);
-		print_only(out, res);
-		print_summary(out, res);
+		print_text(out, res, files, opts->diff_all);
 	}
 	if (err) {
 		fprintf(stderr, "ptscope: out of memory\n");
@@ -282,10 +426,22 @@ static int write_report(const struct pts_options *opts,
 	return report_close(out, opts->output);
 }
 
+/* the options' test settings; the defaults where they are unset (0) */
+static void diff_params_from(const struct pts_options *opts,
+			     struct diff_params *params)
+{
+	diff_default_params(params);
+	if (opts->alpha > 0 && opts->alpha < 1)
+		params->alpha = opts->alpha;
+	if (opts->min_effect_pct >= 0)
+		params->min_effect_pct = opts->min_effect_pct;
+}
+
 int view_diff(const struct pts_options *opts)
 {
 	const char *const files[DIFF_SIDES] = { opts->diff_base, opts->diff_new };
 	json_object *rec[DIFF_SIDES] = { NULL, NULL };
+	struct diff_params params;
 	struct diff_result res;
 	char err[1024];
 	int side, ret;
@@ -296,14 +452,18 @@ int view_diff(const struct pts_options *opts)
 		if (ret)
 			goto out;
 	}
-	ret = diff_compare(rec[DIFF_BASE], rec[DIFF_NEW], files, &res, err,
-			   sizeof(err));
+	diff_params_from(opts, &params);
+	ret = diff_compare(rec[DIFF_BASE], rec[DIFF_NEW], files, &params, &res,
+			   err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ptscope: cannot compare: %s\n", err);
 		ret = ret == -EINVAL ? 2 : 1;
 		goto out;
 	}
 	ret = write_report(opts, &res, files);
+	/* for CI pipelines: the report is written, the verdict is the code */
+	if (!ret && opts->fail_on_change && res.verdict == DIFF_VERDICT_CHANGED)
+		ret = 1;
 out:
 	diff_result_free(&res);
 	for (side = 0; side < DIFF_SIDES; side++)

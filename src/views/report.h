@@ -32,8 +32,11 @@ void report_cgroups_text(FILE *out, const struct pts_report *rep,
 			 const struct pts_snapshot *s, int rows, bool active);
 /* @path opened for writing, stdout when NULL; NULL after saying why */
 FILE *report_open(const char *path);
+/* the same, @fallback (stderr: stat's report) when @path is NULL */
+FILE *report_open_or(const char *path, FILE *fallback);
 /*
- * Flush @out (from report_open) and close it unless it is stdout; 0, or 1
+ * Flush @out (from report_open) and close it unless it is stdout or
+ * stderr; 0, or 1
  * (the exit code) after saying on stderr what failed: a write error at any
  * point, the flush or the close.
  */
@@ -42,5 +45,7 @@ int report_close(FILE *out, const char *path);
 int report_close_err(FILE *out, const char *path, int err);
 /* @root, pretty, to @path or stdout; 0, or 1 after saying why */
 int report_write_json(json_object *root, const char *path);
+/* @root, pretty, to @out (opened for @path) and closed; 0 or 1 */
+int report_write_json_to(json_object *root, FILE *out, const char *path);
 
 #endif

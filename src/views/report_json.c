@@ -407,10 +407,15 @@ json_object *report_snapshot_json(const struct pts_report *rep,
 
 FILE *report_open(const char *path)
 {
+	return report_open_or(path, stdout);
+}
+
+FILE *report_open_or(const char *path, FILE *fallback)
+{
 	FILE *out;
 
 	if (!path)
-		return stdout;
+		return fallback;
 	out = fopen(path, "w");
 	if (!out)
 		fprintf(stderr, "ptscope: -o %s: %s\n", path, strerror(errno));
@@ -427,12 +432,13 @@ int report_close_err(FILE *out, const char *path, int err)
 	errno = 0;
 	if ((fflush(out) || ferror(out)) && !err)
 		err = errno ? errno : EIO;
-	if (out != stdout && fclose(out) && !err)
+	if (out != stdout && out != stderr && fclose(out) && !err)
 		err = errno;
 	if (!err)
 		return 0;
 	fprintf(stderr, "ptscope: writing %s: %s\n",
-		path ? path : "standard output", strerror(err));
+		path ? path : out == stderr ? "standard error" :
+		"standard output", strerror(err));
 	return 1;
 }
 
@@ -443,12 +449,18 @@ int report_close(FILE *out, const char *path)
 
 int report_write_json(json_object *root, const char *path)
 {
-	const char *text = json_object_to_json_string_ext(root,
-				JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	FILE *out = report_open(path);
 
 	if (!out)
 		return 1;
+	return report_write_json_to(root, out, path);
+}
+
+int report_write_json_to(json_object *root, FILE *out, const char *path)
+{
+	const char *text = json_object_to_json_string_ext(root,
+				JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+
 	if (!text) {
 		fprintf(stderr, "ptscope: out of memory\n");
 		report_close(out, path);

@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
-/* ptscope stat -- CMD: trace CMD and its children, summarize at exit. */
+/*
+ * ptscope stat -- CMD: trace CMD and its children, summarize at exit;
+ * --repeat N runs it N times under one attach, reading the counters
+ * between runs.  ptscope stat -p PID -d S: one window (or N) of a process
+ * that is already running, like "perf stat -p PID sleep S".
+ */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "data/collector.h"
-#include "data/format.h"
 #include "data/kcounters.h"
-#include "views/report.h"
-#include "views/run_cmd.h"
 #include "data/session.h"
+#include "views/run_cmd.h"
+#include "views/signals.h"
 #include "views/start.h"
+#include "views/stat_report.h"
 #include "views/views.h"
 
 static void cmdline(char *buf, size_t len, char **argv)
@@ -24,64 +31,86 @@ static void cmdline(char *buf, size_t len, char **argv)
 				 argv[i]);
 }
 
-static int stat_json(struct pts_session *s, const struct pts_snapshot *snap,
-		     const struct kcounters *kc, const char *cmd, int status,
-		     double elapsed, const char *output)
+/* "pid 123 (stress-ng)": what a window of -p watched */
+static void pid_name(char *buf, size_t len, pid_t pid)
 {
-	json_object *root = json_object_new_object();
-	json_object *run = json_object_new_object();
-	int err;
+	char path[64], comm[64] = "";
+	FILE *f;
 
-	json_object_object_add(root, "ptscope_version", json_object_new_int(1));
-	json_object_object_add(run, "command", fmt_json_string(cmd));
-	json_object_object_add(run, "exit_status", json_object_new_int(status));
-	json_object_object_add(run, "seconds", json_object_new_double(elapsed));
-	json_object_object_add(root, "run", run);
-	json_object_object_add(root, "system", report_system_json(&s->rep));
-	json_object_object_add(root, "metrics", report_metrics_json(&s->rep));
-	json_object_object_add(root, "counters", report_snapshot_json(&s->rep, snap));
-	json_object_object_add(root, "kernel_counters", kcounters_json(kc));
-	err = report_write_json(root, output);
-	json_object_put(root);
-	return err;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	comm[strcspn(comm, "\n")] = '\0';
+	snprintf(buf, len, "pid %d (%s)", pid, comm[0] ? comm : "?");
 }
 
-static int stat_text(struct pts_session *s, struct pts_snapshot *snap,
-		     const struct kcounters *kc, const char *cmd, int status,
-		     double elapsed, const char *output)
+static bool had_tgid(const struct pts_snapshot *snap, __u32 tgid)
 {
-	FILE *out = report_open(output);
-	char safe[4 * 512], comm[FMT_COMM_LEN];
 	size_t i;
 
-	if (!out)
-		return 1;
-	fprintf(out, "\nptscope stat: '%s' exited %d after %.3f s (kernel %s)\n",
-		fmt_escape(safe, sizeof(safe), cmd), status, elapsed,
-		s->kf.release);
-	report_metric_status(out, &s->rep);
-	report_snapshot_text(out, &s->rep, snap, true);
-	kcounters_text(out, kc);
-	fprintf(out, "\nprocesses:\n  %7s %-16s %8s %10s\n", "PID", "COMM",
-		"MREMAP", "HUGEFAULT");
 	for (i = 0; i < snap->nr_procs; i++)
-		fprintf(out, "  %7u %-16s %8llu %10llu\n", snap->procs[i].tgid,
-			fmt_escape(comm, sizeof(comm), snap->procs[i].stats.comm),
-			(unsigned long long)proc_total_mremap(&snap->procs[i].stats),
-			(unsigned long long)proc_total_faults(&snap->procs[i].stats));
-	report_cgroups_text(out, &s->rep, snap, (int)snap->nr_cgroups, false);
-	return report_close(out, output);
+		if (snap->procs[i].tgid == tgid)
+			return true;
+	return false;
 }
 
-int view_stat(const struct pts_options *opts)
+/*
+ * A run's processes: those that started in it or did something in it, not
+ * every process of the earlier runs with a delta of zero
+ */
+static void keep_run_procs(struct pts_snapshot *delta,
+			   const struct pts_snapshot *prev)
 {
-	struct kcounters kc_before, kc_after, kc;
+	const struct pts_proc_entry *p;
+	size_t i, kept = 0;
+
+	for (i = 0; i < delta->nr_procs; i++) {
+		p = &delta->procs[i];
+		if (had_tgid(prev, p->tgid) && !proc_total_mremap(&p->stats) &&
+		    !proc_total_faults(&p->stats))
+			continue;
+		delta->procs[kept++] = *p;
+	}
+	delta->nr_procs = kept;
+}
+
+/*
+ * The counters since the previous run into @run, and @prev moved on to
+ * now.  0, or 1 after saying what failed.
+ */
+static int stat_read_run(struct pts_session *s, struct pts_snapshot *prev,
+			 struct stat_run *run)
+{
+	struct pts_snapshot now;
+	int err;
+
+	err = session_read(s, &now);
+	if (!err)
+		err = snapshot_delta(&now, prev, &run->delta);
+	if (err) {
+		fprintf(stderr, "ptscope: reading BPF maps failed: %s\n",
+			strerror(err < 0 ? -err : errno));
+		snapshot_free(&now);
+		return 1;
+	}
+	keep_run_procs(&run->delta, prev);
+	snapshot_free(prev);
+	*prev = now;
+	return 0;
+}
+
+/* one run of the command, traced from its exec; 0 or 1 */
+static int stat_run_cmd(struct pts_session *s, const struct pts_options *opts,
+			struct pts_snapshot *prev, struct stat_run *run)
+{
 	struct pts_child child = { .go_fd = -1 };
-	struct pts_snapshot snap;
-	struct pts_session s;
-	char cmd[512];
+	struct kcounters before, after;
 	double start;
-	int ret, status, err;
+	int err;
 
 	err = child_spawn(&child, opts->cmd_argv);
 	if (err) {
@@ -89,43 +118,134 @@ int view_stat(const struct pts_options *opts)
 			strerror(-err));
 		return 1;
 	}
-	ret = view_session_start(&s, opts, true);
-	if (ret) {
-		child_kill(&child);
-		return ret;
-	}
-	err = session_trace_pid(&s, child.pid);
+	err = session_trace_pid(s, child.pid);
 	if (err) {
 		fprintf(stderr, "ptscope: cannot trace pid %d: %s\n", child.pid,
 			strerror(-err));
 		child_kill(&child);
-		session_stop(&s);
 		return 1;
 	}
 	/* ptscope sits in waitpid in between: the window is the command's */
-	kcounters_read(&kc_before);
+	kcounters_read(&before);
 	start = mono_seconds();
 	child_release(&child);
-	status = child_wait(&child);
-	kcounters_read(&kc_after);
-	kcounters_delta(&kc_after, &kc_before, &kc);
-	cmdline(cmd, sizeof(cmd), opts->cmd_argv);
-	err = session_read(&s, &snap);
-	if (err) {
+	run->exit_status = child_wait(&child);
+	run->seconds = mono_seconds() - start;
+	kcounters_read(&after);
+	kcounters_delta(&after, &before, &run->kc);
+	return stat_read_run(s, prev, run);
+}
+
+/* sleep until @deadline (CLOCK_MONOTONIC s), or until Ctrl-C */
+static void sleep_until(double deadline)
+{
+	struct timespec ts;
+	double left;
+
+	while (!pts_stop_requested && (left = deadline - mono_seconds()) > 0) {
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
+		nanosleep(&ts, NULL);	/* a signal ends it early */
+	}
+}
+
+/* one window of -p PID; 0 or 1 */
+static int stat_run_window(struct pts_session *s, const struct pts_options *opts,
+			   struct pts_snapshot *prev, struct stat_run *run)
+{
+	struct kcounters before, after;
+	double start;
+
+	kcounters_read(&before);
+	start = mono_seconds();
+	sleep_until(start + opts->duration_s);
+	run->seconds = mono_seconds() - start;
+	kcounters_read(&after);
+	kcounters_delta(&after, &before, &run->kc);
+	return stat_read_run(s, prev, run);
+}
+
+static bool process_alive(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	return access(path, F_OK) == 0;
+}
+
+/* every run (or window) of @st; a Ctrl-C ends them after the current one */
+static int stat_runs(struct stat_state *st, const struct pts_options *opts)
+{
+	struct pts_snapshot prev;
+	struct kcounters first;
+	int ret = 0;
+
+	if (session_read(&st->s, &prev)) {
 		fprintf(stderr, "ptscope: reading BPF maps failed: %s\n",
-			strerror(-err));
-		session_stop(&s);
+			strerror(errno));
 		return 1;
 	}
-	report_sort_cgroups(&snap, PTS_SORT_ACTIVITY);
-	if (opts->json)
-		ret = stat_json(&s, &snap, &kc, cmd, status, mono_seconds() - start,
-				opts->output);
+	kcounters_read(&first);
+	while (st->nr_runs < st->want_runs && !pts_stop_requested) {
+		struct stat_run *run = &st->runs[st->nr_runs];
+
+		if (opts->cmd_argv)
+			ret = stat_run_cmd(&st->s, opts, &prev, run);
+		else
+			ret = stat_run_window(&st->s, opts, &prev, run);
+		if (ret)
+			break;
+		st->nr_runs++;
+		if (!opts->cmd_argv && !process_alive(opts->pid)) {
+			fprintf(stderr, "ptscope: pid %d exited during window %zu\n",
+				opts->pid, st->nr_runs);
+			break;
+		}
+	}
+	st->totals = prev;
+	kcounters_read(&st->kc_after);
+	kcounters_delta(&st->kc_after, &first, &st->kc_total);
+	return ret;
+}
+
+static void stat_free(struct stat_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_runs; i++)
+		snapshot_free(&st->runs[i].delta);
+	free(st->runs);
+	snapshot_free(&st->totals);
+}
+
+int view_stat(const struct pts_options *opts)
+{
+	struct stat_state st = { .want_runs = opts->repeat > 0 ? opts->repeat : 1 };
+	int ret, status;
+
+	st.runs = calloc(st.want_runs, sizeof(*st.runs));
+	if (!st.runs) {
+		fprintf(stderr, "ptscope: out of memory\n");
+		return 1;
+	}
+	if (opts->cmd_argv)
+		cmdline(st.cmd, sizeof(st.cmd), opts->cmd_argv);
 	else
-		ret = stat_text(&s, &snap, &kc, cmd, status, mono_seconds() - start,
-				opts->output);
-	snapshot_free(&snap);
-	session_stop(&s);
+		pid_name(st.cmd, sizeof(st.cmd), opts->pid);
+	ret = view_session_start(&st.s, opts, opts->cmd_argv != NULL);
+	if (ret) {
+		free(st.runs);
+		return ret;
+	}
+	ret = stat_runs(&st, opts);
+	if (!ret && st.nr_runs < st.want_runs)
+		fprintf(stderr, "ptscope: stopped after %zu of %zu runs\n",
+			st.nr_runs, st.want_runs);
+	if (!ret && st.nr_runs)
+		ret = stat_report(&st, opts);
+	status = stat_exit_status(&st);
+	stat_free(&st);
+	session_stop(&st.s);
 	/* the report is written: exit as the command did, like time(1) */
 	return ret ? ret : status;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for src/diff.c: two recordings built here, compared. */
+/* Unit tests for src/data/recording_diff.c: recordings built here, compared. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +12,8 @@
 #include "data/recording_diff.h"
 
 static const char *const labels[DIFF_SIDES] = { "base.json", "new.json" };
+static const struct diff_params params = { .alpha = DIFF_ALPHA,
+					   .min_effect_pct = DIFF_MIN_EFFECT_PCT };
 
 /* set PATH ("a/b/c") in @root to @val, making the objects on the way */
 static void put(json_object *root, const char *path, json_object *val)
@@ -190,7 +192,8 @@ static void compare_ok(json_object *base, json_object *new,
 		       struct diff_result *res)
 {
 	char err[512] = "";
-	int ret = diff_compare(base, new, labels, res, err, sizeof(err));
+	int ret = diff_compare(base, new, labels, &params, res, err,
+			       sizeof(err));
 
 	if (ret)
 		print_error("diff_compare: %d %s\n", ret, err);
@@ -426,7 +429,11 @@ static void test_zero_handling(void **state)
 	assert_int_equal(r->change, DIFF_APPEARED);
 	assert_true(isnan(r->change_pct));
 	assert_string_equal(diff_fmt_change(buf, sizeof(buf), r), "new");
-	assert_true(diff_row_significant(r));
+	/* one run a side: it differs, but is not called a change */
+	assert_true(r->differs);
+	assert_false(r->changed);
+	assert_int_equal(r->test, DIFF_TEST_NONE);
+	assert_int_equal(res.verdict, DIFF_NOT_ENOUGH_RUNS);
 	r = row(&res, "mremap.pte.calls");
 	assert_int_equal(r->change, DIFF_GONE);
 	assert_float_equal(r->val[DIFF_BASE], 2, 0);
@@ -457,7 +464,8 @@ static void test_identical(void **state)
 	for (i = 0; i < res.nr_rows; i++) {
 		assert_int_equal(res.rows[i].change, DIFF_CHANGED);
 		assert_float_equal(res.rows[i].change_pct, 0, 0);
-		assert_false(diff_row_significant(&res.rows[i]));
+		assert_false(res.rows[i].differs);
+		assert_false(res.rows[i].changed);
 	}
 	assert_int_equal(res.nr_only, 0);
 	assert_int_equal(res.nr_notes, 0);
@@ -468,22 +476,6 @@ static void test_identical(void **state)
 	diff_result_free(&res);
 	json_object_put(rec);
 }
-
-static void test_significance_threshold(void **state)
-{
-	struct diff_row r = make_row("x", DIFF_CHANGED, 9.99);
-
-	assert_false(diff_row_significant(&r));
-	r.change_pct = -10;
-	assert_true(diff_row_significant(&r));
-	r.change_pct = 10;
-	assert_true(diff_row_significant(&r));
-	r.change = DIFF_GONE;
-	r.change_pct = NAN;
-	assert_true(diff_row_significant(&r));
-}
-
-/* ---- metrics in one recording only ---- */
 
 static void test_unavailable_metric(void **state)
 {
@@ -680,7 +672,8 @@ static void assert_incompatible(json_object *base, json_object *new,
 	struct diff_result res;
 	char err[512] = "";
 
-	assert_int_equal(diff_compare(base, new, labels, &res, err, sizeof(err)),
+	assert_int_equal(diff_compare(base, new, labels, &params, &res, err,
+				      sizeof(err)),
 			 -EINVAL);
 	assert_substr(err, needle);
 	assert_int_equal(res.nr_rows, 0);
@@ -702,10 +695,11 @@ static void test_incompatible(void **state)
 	put_str(bad, "ptscope_version", "1");
 	assert_incompatible(good, bad, "new.json: ptscope_version is not an integer");
 	put_num(bad, "ptscope_version", 2);
-	assert_incompatible(good, bad, "base.json is ptscope_version 1, new.json "
-			    "is ptscope_version 2: recordings of different formats");
-	assert_incompatible(bad, bad, "base.json is ptscope_version 2; this "
-			    "ptscope reads version 1");
+	assert_incompatible(good, bad, "new.json is not a 'ptscope stat --json' "
+			    "recording: no runs array");
+	put_num(bad, "ptscope_version", 3);
+	assert_incompatible(bad, good, "base.json is ptscope_version 3; this "
+			    "ptscope reads versions 1 to 2");
 	put_num(bad, "ptscope_version", 1);
 
 	put_num(bad, "system/page_size", 65536);
@@ -731,7 +725,7 @@ static void test_incompatible(void **state)
 	{
 		char err[512];
 
-		assert_int_equal(diff_check_recording(bad, "x", err, sizeof(err)), 0);
+		assert_int_equal(recording_check(bad, "x", err, sizeof(err)), 0);
 	}
 	json_object_put(good);
 	json_object_put(bad);
@@ -749,7 +743,8 @@ static void assert_invalid_value(const char *path, json_object *val,
 	char err[512] = "";
 
 	put(new, path, val);
-	assert_int_equal(diff_compare(base, new, labels, &res, err, sizeof(err)),
+	assert_int_equal(diff_compare(base, new, labels, &params, &res, err,
+				      sizeof(err)),
 			 -EINVAL);
 	if (!strstr(err, want))
 		fail_msg("error '%s' lacks '%s'", err, want);
@@ -790,7 +785,8 @@ static void test_largest_counter_valid(void **state)
 
 	put(new, "counters/drops/inflight_map_full",
 	    json_object_new_uint64(UINT64_MAX));
-	assert_int_equal(diff_compare(base, new, labels, &res, err, sizeof(err)), 0);
+	assert_int_equal(diff_compare(base, new, labels, &params, &res, err,
+				      sizeof(err)), 0);
 	diff_result_free(&res);
 	json_object_put(base);
 	json_object_put(new);
@@ -814,14 +810,15 @@ static void test_slim_recording(void **state)
 		json_object_array_add(procs, p);
 	}
 	put(new, "counters/processes", procs);
-	diff_slim_recording(new);
-	diff_slim_recording(base);	/* an empty array stays empty */
+	recording_slim(new);
+	recording_slim(base);	/* an empty array stays empty */
 	assert_true(json_object_object_get_ex(json_object_object_get(new, "counters"),
 					      "processes", &slim));
 	assert_int_equal(json_object_array_length(slim), 3);
 	for (i = 0; i < 3; i++)
 		assert_null(json_object_array_get_idx(slim, i));
-	assert_int_equal(diff_compare(base, new, labels, &res, err, sizeof(err)), 0);
+	assert_int_equal(diff_compare(base, new, labels, &params, &res, err,
+				      sizeof(err)), 0);
 	for (i = 0; i < res.nr_rows; i++)
 		if (!strcmp(res.rows[i].name, "run.processes"))
 			break;
@@ -835,13 +832,6 @@ static void test_slim_recording(void **state)
 
 /* ---- formatting and JSON ---- */
 
-static void assert_value(double value, const char *want)
-{
-	char buf[32];
-
-	assert_string_equal(diff_fmt_value(buf, sizeof(buf), value), want);
-}
-
 static void assert_change(double pct, const char *want)
 {
 	struct diff_row r = make_row("x", DIFF_CHANGED, pct);
@@ -852,13 +842,6 @@ static void assert_change(double pct, const char *want)
 
 static void test_format(void **state)
 {
-	assert_value(0, "0");
-	assert_value(400, "400");
-	assert_value(1318387712, "1318387712");
-	assert_value(1015.79, "1015.8");
-	assert_value(12.345, "12.3");
-	assert_value(0.0079309, "0.00793");
-	assert_value(-3, "-3");
 	assert_change(300, "+300.0%");
 	assert_change(-37.21, "-37.2%");
 	assert_change(0.04, "0.0%");
@@ -893,6 +876,9 @@ static void test_json(void **state)
 	out = diff_result_json(&res, labels);
 	assert_non_null(out);
 	assert_true(json_object_get_boolean(json_field(out, "kernels_differ")));
+	assert_string_equal(json_object_get_string(json_field(out, "verdict")),
+			    "not enough runs");
+	assert_int_equal(json_object_array_length(json_field(out, "changed")), 0);
 	assert_string_equal(json_object_get_string(
 		json_field(json_field(out, "base"), "file")), "base.json");
 	assert_string_equal(json_object_get_string(
@@ -900,7 +886,7 @@ static void test_json(void **state)
 	rows = json_field(out, "rows");
 	assert_int_equal(json_object_array_length(rows), res.nr_rows);
 	first = json_object_array_get_idx(rows, 0);
-	assert_string_equal(json_object_get_string(json_field(first, "metric")),
+	assert_string_equal(json_object_get_string(json_field(first, "name")),
 			    res.rows[0].name);
 	/* appeared: base 0, change_pct null */
 	assert_string_equal(json_object_get_string(json_field(first, "change")),
@@ -909,14 +895,17 @@ static void test_json(void **state)
 	for (i = 0; i < json_object_array_length(rows); i++) {
 		json_object *r = json_object_array_get_idx(rows, i);
 
-		if (strcmp(json_object_get_string(json_field(r, "metric")),
+		if (strcmp(json_object_get_string(json_field(r, "name")),
 			   "mremap.in_place.calls"))
 			continue;
 		assert_int_equal(json_object_get_int64(json_field(r, "base")), 100);
 		assert_int_equal(json_object_get_int64(json_field(r, "new")), 400);
 		assert_float_equal(json_object_get_double(json_field(r, "change_pct")),
 				   300, 1e-9);
-		assert_true(json_object_get_boolean(json_field(r, "significant")));
+		assert_true(json_object_get_boolean(json_field(r, "differs")));
+		assert_false(json_object_get_boolean(json_field(r, "changed")));
+		assert_string_equal(json_object_get_string(json_field(r, "test")),
+				    "none");
 		break;
 	}
 	assert_true(i < json_object_array_length(rows));
@@ -932,6 +921,151 @@ static void test_json(void **state)
 	json_object_put(new);
 }
 
+/* ---- repeated runs (format version 2) ---- */
+
+/*
+ * @rec as a version 2 recording of @n runs: each run a copy of its
+ * counters, the pte class's latency sum of run i set to @lat_sum[i]
+ */
+static void with_runs(json_object *rec, size_t n, const double *lat_sum)
+{
+	json_object *runs = json_object_new_array(), *counters, *run;
+	size_t i;
+
+	put_num(rec, "ptscope_version", 2);
+	for (i = 0; i < n; i++) {
+		run = json_object_new_object();
+		counters = NULL;
+		assert_int_equal(json_object_deep_copy(json_object_object_get(
+			rec, "counters"), &counters, NULL), 0);
+		json_object_object_add(run, "counters", counters);
+		put_num(run, "counters/mremap/classes/pte/latency_ns/sum",
+			lat_sum[i]);
+		put_num(run, "counters/mremap/latency_ns/sum", lat_sum[i]);
+		put(run, "seconds", json_object_new_double(1.0 + 0.01 * i));
+		put_num(run, "exit_status", 0);
+		json_object_array_add(runs, run);
+	}
+	put(rec, "runs", runs);
+}
+
+static const double steady[] = { 10000, 10400, 9700, 10100, 9800 };
+static const double steady2[] = { 10200, 9900, 10300, 9600, 10050 };
+static const double slower[] = { 14100, 14600, 13800, 14400, 14000 };
+
+/* the same work, the same spread: no significant change, every row tested */
+static void test_repeat_no_change(void **state)
+{
+	json_object *base = recording("6.1.0", 5.0);
+	json_object *new = recording("6.1.0", 5.0);
+	struct diff_result res;
+	const struct diff_row *r;
+
+	set_class(base, "pte", 10, 10 * 4096, 0);
+	set_class(new, "pte", 10, 10 * 4096, 0);
+	set_mremap_total(base, 10, 0);
+	set_mremap_total(new, 10, 0);
+	with_runs(base, 5, steady);
+	with_runs(new, 5, steady2);
+	compare_ok(base, new, &res);
+	assert_int_equal(res.verdict, DIFF_NO_CHANGE);
+	assert_int_equal(res.nr_runs[DIFF_BASE], 5);
+	assert_int_equal(res.nr_changed, 0);
+	r = row(&res, "mremap.pte.calls");
+	assert_int_equal(r->test, DIFF_TEST_EXACT);
+	r = row(&res, "mremap.pte.latency_mean_ns");
+	assert_int_equal(r->test, DIFF_TEST_WELCH);
+	assert_int_equal(r->side[DIFF_BASE].n, 5);
+	assert_float_equal(r->val[DIFF_BASE], 1000, 1e-9);	/* per call */
+	assert_true(r->ci_low_pct < 0 && r->ci_high_pct > 0);
+	assert_true(r->p > 0.5);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/* +41% per call and a count that moved with it: both changed */
+static void test_repeat_changed(void **state)
+{
+	json_object *base = recording("6.1.0", 5.0);
+	json_object *new = recording("6.1.0", 5.0);
+	struct diff_result res;
+	const struct diff_row *r;
+
+	set_class(base, "pte", 10, 10 * 4096, 0);
+	set_class(new, "pte", 10, 10 * 4096, 0);
+	set_class(new, "in_place", 3, 3 * 4096, 0);
+	set_mremap_total(base, 10, 0);
+	set_mremap_total(new, 13, 0);
+	with_runs(base, 5, steady);
+	with_runs(new, 5, slower);
+	compare_ok(base, new, &res);
+	assert_int_equal(res.verdict, DIFF_VERDICT_CHANGED);
+	/* exact first: the counts that differ in every run */
+	assert_true(res.rows[0].changed);
+	assert_int_equal(res.rows[0].test, DIFF_TEST_EXACT);
+	r = row(&res, "mremap.in_place.calls");
+	assert_true(r->changed);
+	assert_int_equal(r->change, DIFF_APPEARED);
+	r = row(&res, "mremap.pte.latency_mean_ns");
+	assert_int_equal(r->test, DIFF_TEST_WELCH);
+	assert_int_equal(r->kind, REC_TIME);
+	assert_true(r->changed);
+	assert_float_equal(r->change_pct, (14180.0 - 10000.0) / 10000.0 * 100,
+			   1e-9);
+	assert_true(r->ci_low_pct > DIFF_MIN_EFFECT_PCT && r->ci_high_pct < 50);
+	assert_true(r->p_adjusted < DIFF_ALPHA && r->p_adjusted >= r->p);
+	r = row(&res, "mremap.pte.calls");
+	assert_false(r->changed);
+	assert_int_equal(r->kind, REC_COUNT);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/* a version 1 recording is one run: against five, not enough runs */
+static void test_repeat_against_one(void **state)
+{
+	json_object *base = recording("6.1.0", 1.0);
+	json_object *new = recording("6.1.0", 5.0);
+	struct diff_result res;
+	const struct diff_row *r;
+
+	set_class(base, "pte", 10, 10 * 4096, 30000);
+	set_mremap_total(base, 10, 30000);
+	set_class(new, "pte", 10, 10 * 4096, 0);
+	set_mremap_total(new, 10, 0);
+	with_runs(new, 5, steady);
+	compare_ok(base, new, &res);
+	assert_int_equal(res.verdict, DIFF_NOT_ENOUGH_RUNS);
+	assert_int_equal(res.nr_runs[DIFF_BASE], 1);
+	assert_int_equal(res.nr_runs[DIFF_NEW], 5);
+	r = row(&res, "mremap.pte.latency_mean_ns");
+	assert_int_equal(r->test, DIFF_TEST_NONE);
+	assert_true(r->differs);
+	assert_false(r->changed);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/* a "runs" array that is not one: named, exit 2 in the view */
+static void test_bad_runs(void **state)
+{
+	json_object *good = recording("6.1.0", 1.0);
+	json_object *bad = recording("6.1.0", 1.0);
+
+	with_runs(bad, 2, steady);
+	put(json_object_array_get_idx(json_object_object_get(bad, "runs"), 1),
+	    "seconds", json_object_new_string("soon"));
+	assert_incompatible(good, bad, "new.json: run 2 has no counters or "
+			    "seconds");
+	put(bad, "runs", json_object_new_array());
+	assert_incompatible(good, bad, "new.json has 0 runs, not 1 to 1000");
+	json_object_put(good);
+	json_object_put(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -942,7 +1076,6 @@ int main(void)
 		cmocka_unit_test(test_compare_sorted),
 		cmocka_unit_test(test_zero_handling),
 		cmocka_unit_test(test_identical),
-		cmocka_unit_test(test_significance_threshold),
 		cmocka_unit_test(test_unavailable_metric),
 		cmocka_unit_test(test_metric_not_in_catalog),
 		cmocka_unit_test(test_missing_values),
@@ -953,6 +1086,10 @@ int main(void)
 		cmocka_unit_test(test_slim_recording),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_repeat_no_change),
+		cmocka_unit_test(test_repeat_changed),
+		cmocka_unit_test(test_repeat_against_one),
+		cmocka_unit_test(test_bad_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptscope stat's report.  The JSON recording keeps the totals and every
+ * run (format version 2); the text report gives the totals and, over
+ * several runs, each value's mean ± stddev and range, read back from the
+ * recording as diff reads it, so both name the same values.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "data/format.h"
+#include "data/recording.h"
+#include "data/stats.h"
+#include "views/report.h"
+#include "views/stat_report.h"
+#include "views/values.h"
+
+int stat_exit_status(const struct stat_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_runs; i++)
+		if (st->runs[i].exit_status)
+			return st->runs[i].exit_status;
+	return 0;
+}
+
+static double total_seconds(const struct stat_state *st)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < st->nr_runs; i++)
+		sum += st->runs[i].seconds;
+	return sum;
+}
+
+static json_object *run_json(struct pts_session *s, const struct stat_run *run)
+{
+	json_object *obj = json_object_new_object();
+
+	json_object_object_add(obj, "seconds", json_object_new_double(run->seconds));
+	json_object_object_add(obj, "exit_status",
+			       json_object_new_int(run->exit_status));
+	json_object_object_add(obj, "counters",
+			       report_snapshot_json(&s->rep, &run->delta));
+	json_object_object_add(obj, "kernel_counters", kcounters_json(&run->kc));
+	return obj;
+}
+
+static json_object *summary_json(const struct stat_state *st,
+				 const struct pts_options *opts)
+{
+	json_object *run = json_object_new_object();
+
+	json_object_object_add(run, "command", fmt_json_string(st->cmd));
+	json_object_object_add(run, "target", json_object_new_string(
+				       opts->cmd_argv ? "command" : "pid"));
+	json_object_object_add(run, "exit_status",
+			       json_object_new_int(stat_exit_status(st)));
+	json_object_object_add(run, "seconds",
+			       json_object_new_double(total_seconds(st)));
+	json_object_object_add(run, "repeat",
+			       json_object_new_int64((int64_t)st->nr_runs));
+	return run;
+}
+
+/* the recording: the totals as before, and every run in "runs" */
+static json_object *recording_json(struct stat_state *st,
+				   const struct pts_options *opts)
+{
+	json_object *root = json_object_new_object();
+	json_object *runs = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(root, "ptscope_version",
+			       json_object_new_int(REC_FORMAT_VERSION));
+	json_object_object_add(root, "run", summary_json(st, opts));
+	json_object_object_add(root, "system", report_system_json(&st->s.rep));
+	json_object_object_add(root, "metrics", report_metrics_json(&st->s.rep));
+	json_object_object_add(root, "counters",
+			       report_snapshot_json(&st->s.rep, &st->totals));
+	json_object_object_add(root, "kernel_counters",
+			       kcounters_json(&st->kc_total));
+	for (i = 0; i < st->nr_runs; i++)
+		json_object_array_add(runs, run_json(&st->s, &st->runs[i]));
+	json_object_object_add(root, "runs", runs);
+	return root;
+}
+
+/* ---- text ---- */
+
+static void procs_text(FILE *out, const struct pts_snapshot *snap)
+{
+	char comm[FMT_COMM_LEN];
+	size_t i;
+
+	fprintf(out, "\nprocesses:\n  %7s %-16s %8s %10s\n", "PID", "COMM",
+		"MREMAP", "HUGEFAULT");
+	for (i = 0; i < snap->nr_procs; i++)
+		fprintf(out, "  %7u %-16s %8llu %10llu\n", snap->procs[i].tgid,
+			fmt_escape(comm, sizeof(comm), snap->procs[i].stats.comm),
+			(unsigned long long)proc_total_mremap(&snap->procs[i].stats),
+			(unsigned long long)proc_total_faults(&snap->procs[i].stats));
+}
+
+/* one value over the runs: "name  mean ± sd%  (min – max)" */
+static void summary_line(FILE *out, const struct rec_value *v,
+			 const double *values, size_t n)
+{
+	char mean[48], low[32], high[32];
+	struct stats_summary s;
+
+	stats_summarize(values, n, &s);
+	if (s.max == 0)
+		return;		/* zero in every run: nothing to tell */
+	fmt_mean_sd(mean, sizeof(mean), &s, v->unit);
+	if (stats_constant(&s))
+		fprintf(out, "  %-44s %20s  (every run)\n", v->name, mean);
+	else
+		fprintf(out, "  %-44s %20s  (%s – %s)\n", v->name, mean,
+			fmt_value(low, sizeof(low), s.min, v->unit),
+			fmt_value(high, sizeof(high), s.max, v->unit));
+}
+
+/*
+ * perf stat -r's summary: per value of the recording, as diff will read
+ * it, the mean ± stddev (as % of the mean) and the range over the runs
+ */
+static int runs_text(FILE *out, json_object *root, size_t nr_runs)
+{
+	const struct rec_run *first;
+	const struct rec_value *v;
+	struct recording rec;
+	char err[256];
+	double *values;
+	size_t i, r, n;
+	int ret;
+
+	values = calloc(nr_runs, sizeof(*values));
+	if (!values)
+		return -ENOMEM;
+	ret = recording_flatten(root, "this recording", &rec, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "ptscope: the per-run summary: %s\n", err);
+		goto out;
+	}
+	fprintf(out, "\nover %zu runs (mean ± stddev as %% of it, min – max):\n",
+		rec.nr_runs);
+	first = &rec.runs[0];
+	for (i = 0; i < first->nr; i++) {
+		v = &first->v[i];
+		for (r = n = 0; r < rec.nr_runs; r++) {
+			const struct rec_value *found = rec_run_find(&rec.runs[r],
+								     v->name);
+
+			if (found)
+				values[n++] = found->value;
+		}
+		summary_line(out, v, values, n);
+	}
+out:
+	recording_free(&rec);
+	free(values);
+	return ret;
+}
+
+static void stat_text(FILE *out, struct stat_state *st, json_object *root)
+{
+	struct pts_session *s = &st->s;
+	char safe[4 * sizeof(st->cmd)];
+
+	fprintf(out, "\nptscope stat: '%s'", fmt_escape(safe, sizeof(safe), st->cmd));
+	if (st->nr_runs > 1)
+		fprintf(out, ", %zu runs, exit %d, %.3f s in all (kernel %s)\n",
+			st->nr_runs, stat_exit_status(st), total_seconds(st),
+			s->kf.release);
+	else
+		fprintf(out, " exited %d after %.3f s (kernel %s)\n",
+			st->runs[0].exit_status, st->runs[0].seconds,
+			s->kf.release);
+	report_metric_status(out, &s->rep);
+	report_snapshot_text(out, &s->rep, &st->totals, true);
+	kcounters_text(out, &st->kc_total);
+	procs_text(out, &st->totals);
+	report_cgroups_text(out, &s->rep, &st->totals, (int)st->totals.nr_cgroups,
+			    false);
+	if (st->nr_runs > 1 && runs_text(out, root, st->nr_runs) == -ENOMEM)
+		fprintf(stderr, "ptscope: the per-run summary: out of memory\n");
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+int stat_report(struct stat_state *st, const struct pts_options *opts)
+{
+	bool json = opts->json || (opts->output && ends_with(opts->output, ".json"));
+	json_object *root;
+	FILE *out;
+	int ret;
+
+	report_sort_cgroups(&st->totals, PTS_SORT_ACTIVITY);
+	root = recording_json(st, opts);
+	out = report_open_or(opts->output, stderr);
+	if (!out) {
+		json_object_put(root);
+		return 1;
+	}
+	if (json) {
+		ret = report_write_json_to(root, out, opts->output);
+	} else {
+		stat_text(out, st, root);
+		ret = report_close(out, opts->output);
+	}
+	json_object_put(root);
+	return ret;
+}

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "data/format.h"
+#include "views/values.h"
+
+/* a count: with thousands separators ("%'" of the locale: LC_NUMERIC) */
+static const char *fmt_count(char *buf, size_t len, double value)
+{
+	if (value == floor(value) && fabs(value) < 1e15)
+		snprintf(buf, len, "%'.0f", value);
+	else if (fabs(value) >= 100)
+		snprintf(buf, len, "%'.1f", value);
+	else
+		snprintf(buf, len, "%.3g", value);
+	return buf;
+}
+
+const char *fmt_value(char *buf, size_t len, double value, enum rec_unit unit)
+{
+	switch (unit) {
+	case REC_UNIT_BYTES:
+		return fmt_bytes(buf, len, value < 0 ? 0 : (uint64_t)value);
+	case REC_UNIT_NS:
+		return fmt_ns(buf, len, value);
+	case REC_UNIT_SECONDS:
+		snprintf(buf, len, "%.3f s", value);
+		return buf;
+	case REC_UNIT_PER_SEC:
+		snprintf(buf, len, "%.1f/s", value);
+		return buf;
+	case REC_UNIT_PCT:
+		snprintf(buf, len, "%.1f%%", value);
+		return buf;
+	default:
+		return fmt_count(buf, len, value);
+	}
+}
+
+const char *fmt_mean_sd(char *buf, size_t len, const struct stats_summary *s,
+			enum rec_unit unit)
+{
+	char value[32];
+
+	fmt_value(value, sizeof(value), s->mean, unit);
+	if (s->n < 2 || s->sd == 0 || s->mean == 0)
+		snprintf(buf, len, "%s", value);
+	else
+		snprintf(buf, len, "%s ± %.1f%%", value,
+			 s->sd / fabs(s->mean) * 100);
+	return buf;
+}
