@@ -55,6 +55,11 @@ struct pts_options {
 	int nr_opt_in;
 	const char *cgroup;		/* --cgroup PATH: NULL for any */
 	int cgroup_labels;		/* export: --cgroup-labels N */
+	int repeat;			/* stat: --repeat N */
+	bool diff_all;			/* diff: --all */
+	bool fail_on_change;		/* diff: --fail-on-change */
+	double min_effect_pct;		/* diff: --min-effect PCT */
+	double alpha;			/* diff: --alpha A */
 };
 
 /* 0: run; 2: usage error (message in @err); help/version set cmd */
