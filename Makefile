@@ -231,7 +231,7 @@ harness-check:
 # the source tree: no layer includes one above it (docs/layout.md); the
 # Prometheus rules pass promtool and their unit tests, and name only
 # families of the source
-TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh
+TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh tests/tree/test_docs.sh
 tree-check:
 	@./tests/run.sh tree $(TREE_TESTS)
 

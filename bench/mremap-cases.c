@@ -16,7 +16,7 @@
  *   case=3 src=0x... dst=0x... len=... shared=0 thp=1 write=every_pmd:2
  *        written=... ret=0x...
  *
- * Case 0 and 1 are fixed (issue 11's sparse region, private and shared):
+ * Case 0 and 1 are fixed (the sparse heap, private and shared):
  * 2 GiB at a 1 GiB boundary, only its first 4 MiB written, moved 2 MiB
  * past a 1 GiB boundary.  Every case gets its own source and destination
  * slots, far apart, so no page table is shared between cases and every
@@ -207,7 +207,7 @@ static void make_case(const struct geometry *g, uint64_t index,
 {
 	memset(c, 0, sizeof(*c));
 	if (index < 2) {
-		/* issue 11: the sparse region the markers got wrong */
+		/* the sparse heap (2 GiB, first 4 MiB written) */
 		c->src_off = 0;
 		c->dst_off = g->pmd;
 		c->len = 2 * g->pud;

@@ -549,7 +549,7 @@ const struct pts_metric pts_catalog[] = {
 	{
 		/*
 		 * Without it the per-process map fills with dead processes
-		 * (issue 16) and stays full: rows and "stat" tracing of new
+		 * (as it once did) and stays full: rows and "stat" tracing of new
 		 * processes are lost, counted as drops; totals are not.
 		 */
 		.name = "task.exit",

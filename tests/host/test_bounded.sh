@@ -1,5 +1,5 @@
 #!/bin/bash
-# Bounded state (issue 16): more processes than the per-process map has
+# Bounded state: more processes than the per-process map has
 # entries, one after the other.  "ptscope stat" must count every mremap
 # call of every child, and a child that has exited must leave no entry in
 # the per-process map ("procs") nor in the traced-process set ("traced").

@@ -11,7 +11,7 @@ breakdown is compared case by case:
   kprobe markers; on stock kernels fentry and kprobe must agree;
 - with the geometry, where it is exact: a fully written region without
   THP (model() below replays the move_page_tables() loop of mm/mremap.c);
-- for cases 0 and 1 (issue 11's sparse region): with 4 KiB pages 2 PMD
+- for cases 0 and 1 (the sparse heap): with 4 KiB pages 2 PMD
   moves and 512 empty steps, in general from the generator's geometry.
 
 Used by check_matrix.py and check_patched.py; each check_* function makes

@@ -51,7 +51,7 @@ case $(uname -r) in
 	fault_scenarios
 	# the differential level test: the tracepoints are the oracle
 	for mode in patched fentry kprobe; do
-		# issue 11's sparse heap as a recording (case 0 alone)
+		# the sparse heap as a recording (case 0 alone)
 		run sparse_heap ptscope-cases --count 1
 		levels_cases "$mode"
 	done
