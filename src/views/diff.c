@@ -2,6 +2,7 @@
 /* ptscope diff BASE.json NEW.json: compare two 'stat --json' recordings. */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,13 @@ out:
 	return 0;
 }
 
+/* stat's text report, saved with -o but without --json? */
+static bool is_text_report(const char *text)
+{
+	text += strspn(text, " \t\r\n");
+	return !strncmp(text, "ptscope stat: ", strlen("ptscope stat: "));
+}
+
 /* 0, or 2 with a message on stderr */
 static int parse_recording(const char *path, const char *text, size_t len,
 			   json_object **rec)
@@ -68,7 +76,11 @@ static int parse_recording(const char *path, const char *text, size_t len,
 	jerr = json_tokener_get_error(tok);
 	end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
-	if (*rec && jerr == json_tokener_success) {
+	if (is_text_report(text)) {
+		fprintf(stderr, "ptscope: %s is a text report of 'ptscope stat': "
+			"record with --json (ptscope stat -o FILE.json -- CMD)\n",
+			path);
+	} else if (*rec && jerr == json_tokener_success) {
 		end += strspn(text + end, " \t\r\n");
 		if (end == len)
 			return 0;
@@ -282,23 +294,37 @@ static void print_differs(FILE *out, const struct diff_result *res)
 		"with one run a side\n");
 }
 
-/* "a 0 -> 261,120, b 1 -> 16 and 3 more": the changed counts */
+/* a changed count, per operation (a name with "_per_") or total */
+static bool counts_moved(const struct diff_row *row, bool per_op)
+{
+	return row->changed && row->kind == REC_COUNT &&
+	       (strstr(row->name, "_per_") != NULL) == per_op;
+}
+
+/*
+ * "with them: a 0 -> 261,120, b 1 -> 16 and 3 more": the changed counts,
+ * those per operation (lookups per PTE, bytes per call) first
+ */
 static void print_counts_moved(FILE *out, const struct diff_result *res)
 {
 	char base[32], new[32], name[SAFE_NAME_LEN];
 	size_t i, n = 0, total = 0;
+	int per_op;
 
-	for (i = 0; i < res->nr_rows; i++) {
-		const struct diff_row *row = &res->rows[i];
+	fprintf(out, "  with them: ");
+	for (per_op = 1; per_op >= 0; per_op--) {
+		for (i = 0; i < res->nr_rows; i++) {
+			const struct diff_row *row = &res->rows[i];
 
-		if (!row->changed || row->kind != REC_COUNT)
-			continue;
-		if (total++ >= EXPLAIN_ROWS)
-			continue;
-		fprintf(out, "%s%s %s -> %s", n++ ? ", " : "",
-			fmt_escape(name, sizeof(name), row->name),
-			fmt_value(base, sizeof(base), row->val[DIFF_BASE], row->unit),
-			fmt_value(new, sizeof(new), row->val[DIFF_NEW], row->unit));
+			if (!counts_moved(row, per_op) || total++ >= EXPLAIN_ROWS)
+				continue;
+			fprintf(out, "%s%s %s -> %s", n++ ? ", " : "",
+				fmt_escape(name, sizeof(name), row->name),
+				fmt_value(base, sizeof(base), row->val[DIFF_BASE],
+					  row->unit),
+				fmt_value(new, sizeof(new), row->val[DIFF_NEW],
+					  row->unit));
+		}
 	}
 	if (total > n)
 		fprintf(out, " and %zu more", total - n);
@@ -306,11 +332,12 @@ static void print_counts_moved(FILE *out, const struct diff_result *res)
 		fprintf(out, "no count of the traced work changed: the same work "
 			"took a different time (load on the machine, CPU "
 			"frequency, virtualization)");
+	fputc('\n', out);
 }
 
 /*
- * Why a time moved: each changed time with the kernel-side counts that
- * changed with it (lookups per moved PTE, batches per extent, levels).
+ * Why the times moved: the changed times, then the kernel-side counts
+ * that changed with them (lookups per moved PTE, batches, bytes per call)
  */
 static void print_explanation(FILE *out, const struct diff_result *res)
 {
@@ -324,15 +351,16 @@ static void print_explanation(FILE *out, const struct diff_result *res)
 		if (!row->changed || row->kind != REC_TIME)
 			continue;
 		if (!any)
-			fprintf(out, "\nexplained by the kernel's counts:\n");
+			fprintf(out, "\nwhy: the times that changed, and the "
+				"kernel's counts that changed with them\n");
 		any = true;
-		fprintf(out, "  %s %s %s; with it: ",
+		fprintf(out, "  %s %s %s\n",
 			fmt_escape(name, sizeof(name), row->name),
 			diff_fmt_change(change, sizeof(change), row),
 			fmt_interval(interval, sizeof(interval), row));
-		print_counts_moved(out, res);
-		fputc('\n', out);
 	}
+	if (any)
+		print_counts_moved(out, res);
 }
 
 static void print_all(FILE *out, const struct diff_result *res)

@@ -186,6 +186,10 @@ static int stat_runs(struct stat_state *st, const struct pts_options *opts)
 		return 1;
 	}
 	kcounters_read(&first);
+	if (!opts->cmd_argv)
+		fprintf(stderr, "ptscope: tracing %s, %zu window%s of %g s, "
+			"Ctrl-C to stop\n", st->cmd, st->want_runs,
+			st->want_runs == 1 ? "" : "s", opts->duration_s);
 	while (st->nr_runs < st->want_runs && !pts_stop_requested) {
 		struct stat_run *run = &st->runs[st->nr_runs];
 

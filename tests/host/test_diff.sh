@@ -1,17 +1,28 @@
 #!/bin/bash
-# ptscope diff over real recordings: the metric that changed most comes
-# first, identical inputs show no change, a metric attached on one side only
-# is listed as such, and inputs that do not compare exit 2 with a reason.
+# ptscope stat --repeat and ptscope diff over real recordings:
+# - a recording keeps every run, and each run's counts are the workload's;
+# - the same command recorded twice is "no significant change";
+# - two workloads whose mremaps really differ in latency are "changed",
+#   with the latency named and the counts that moved with it;
+# - one run a side is "not enough runs", never a change;
+# - stat -p PID -d S windows a running process;
+# - a metric attached on one side only is listed as such, and inputs that
+#   do not compare exit 2 with a reason.
 . "$(dirname "$0")/lib.sh"
 require_root
 
-# pmd_run OUT COUNT: COUNT 16 MiB PMD moves after a fixed 40 ms sleep.  The
-# sleep keeps run time from scaling with COUNT: 3 -> 12 calls makes the run
-# about 2x longer, so neither run.seconds nor calls_per_sec comes near the
-# +300% of the call counts, and mremap.calls leads the tie by name.
-pmd_run() {
-	stat_json "$1" sh -c "sleep 0.04; exec $BENCH mremap --size 16M \
---align pmd --thp never --count $2"
+# stat_rep OUT N CMD...: ptscope stat --repeat N, the recording in OUT
+stat_rep() {
+	local out=$1 n=$2
+	shift 2
+	"$PTSCOPE" stat --repeat "$n" -o "$out" -- "$@" >"$TMP/workload.out" \
+		2>"$TMP/stat.err"
+	local rc=$?
+	if [ $rc -ne 0 ] || [ ! -s "$out" ]; then
+		echo "# ptscope stat --repeat $n failed (rc $rc):"
+		sed 's/^/#   /' "$TMP/stat.err"
+		return 1
+	fi
 }
 
 # diff_ok NAME OUT ARGS...: ptscope diff ARGS exits 0, report in OUT
@@ -48,111 +59,221 @@ exec(sys.argv[3])
 json.dump(d, open(sys.argv[2], "w"))' "$1" "$2" "$3"
 }
 
-# the first changed row's "metric base new change_pct" (new/gone left out)
-top_changed() {
-	json "$1" "' '.join(str(x) for x in next((r['metric'], r['base'], r['new'], r['change_pct']) for r in d['rows'] if r['change_pct'] is not None))"
+# row FILE NAME KEYS...: the diff JSON row NAME's KEYS, space separated
+row() {
+	local file=$1 name=$2
+	shift 2
+	json "$file" "' '.join(str(r[k]) for r in d['rows'] if r['name'] == '$name' for k in '$*'.split())"
 }
 
-# the first line of the "what changed" summary
-summary_top() {
-	sed -n '/^what changed/{n;p;q}' "$1"
+# fail_on_change_rc A B: the exit code of diff --fail-on-change
+fail_on_change_rc() {
+	"$PTSCOPE" diff --fail-on-change "$1" "$2" >/dev/null 2>&1
+	echo $?
 }
 
-base=$TMP/base.json
-new=$TMP/new.json
-if ! pmd_run "$base" 3 || ! pmd_run "$new" 12; then
-	not_ok "ptscope stat on the 16M pmd workloads"
-	finish
-	exit
-fi
+pmd=("$BENCH" mremap --size 16M --align pmd --thp never)
 
-# 3 -> 12 calls: +300%, the largest change, in JSON and in the text
-if diff_ok "3 vs 12 calls, --json" "$TMP/d.json" --json "$base" "$new"; then
-	check_eq "3 vs 12 calls: largest change" "mremap.calls 3 12 300" \
-		"$(top_changed "$TMP/d.json")"
-	check_eq "3 vs 12 calls: pmd class row" "3 12 300 +300.0%" \
-		"$(json "$TMP/d.json" "' '.join(str(r[k]) for r in d['rows'] if r['metric'] == 'mremap.pmd.calls' for k in ('base', 'new', 'change_pct', 'change'))")"
-	check_eq "3 vs 12 calls: bytes per call unchanged" "16777216 16777216 0" \
-		"$(json "$TMP/d.json" "' '.join(str(r[k]) for r in d['rows'] if r['metric'] == 'mremap.pmd.bytes_per_call' for k in ('base', 'new', 'change_pct'))")"
-	check_eq "3 vs 12 calls: rows sorted by |change|" True \
-		"$(json "$TMP/d.json" "(lambda s: s == sorted(s, reverse=True))([abs(r['change_pct']) for r in d['rows'] if r['change_pct'] is not None])")"
-	check_eq "3 vs 12 calls: same kernel" False \
-		"$(json "$TMP/d.json" "d['kernels_differ']")"
-fi
-if diff_ok "3 vs 12 calls, text" "$TMP/d.txt" "$base" "$new"; then
-	check_eq "3 vs 12 calls: summary leads with" \
-		"  mremap.calls +300.0% (3 -> 12)" "$(summary_top "$TMP/d.txt")"
-	check_eq "3 vs 12 calls: header names both files" 2 \
-		"$(grep -cE "^  (base|new) +$TMP/(base|new).json: 'sh -c sleep 0.04" "$TMP/d.txt")"
-	check_eq "3 vs 12 calls: header names the kernel" 1 \
-		"$(grep -cxF "  same kernel: $(uname -r)" "$TMP/d.txt")"
-	check_eq "3 vs 12 calls: table row" 1 \
-		"$(grep -cE '^  mremap\.calls +3 +12 +\+300\.0%$' "$TMP/d.txt")"
-fi
-
-# identical inputs: every row 0.0%, nothing significant
-if diff_ok "identical, --json" "$TMP/same.json" --json "$new" "$new"; then
-	check_eq "identical: every change is 0" True \
-		"$(json "$TMP/same.json" "len(d['rows']) > 5 and all(r['change_pct'] == 0 for r in d['rows'])")"
-	check_eq "identical: nothing only on one side" 0 \
-		"$(json "$TMP/same.json" "len(d['only'])")"
-fi
-if diff_ok "identical, text" "$TMP/same.txt" "$new" "$new"; then
-	check_eq "identical: summary" \
-		"  no significant change: no metric moved by 10% or more" \
-		"$(summary_top "$TMP/same.txt")"
-fi
-
-# different workloads: resizes in place vs PMD moves
-if stat_json "$TMP/grow.json" "$BENCH" grow --start 128K --step 64K --count 100 &&
-   diff_ok "grow vs pmd" "$TMP/gp.json" --json "$TMP/grow.json" "$new"; then
-	check_eq "grow vs pmd: in-place calls" "gone" \
-		"$(json "$TMP/gp.json" "[r['change'] for r in d['rows'] if r['metric'] == 'mremap.in_place.calls'][0]")"
-	check_eq "grow vs pmd: pmd calls" "new 0 12" \
-		"$(json "$TMP/gp.json" "' '.join(str(r[k]) for r in d['rows'] if r['metric'] == 'mremap.pmd.calls' for k in ('change', 'base', 'new'))")"
-	check_eq "grow vs pmd: 100 -> 12 calls" "-88.0%" \
-		"$(json "$TMP/gp.json" "[r['change'] for r in d['rows'] if r['metric'] == 'mremap.calls'][0]")"
+# ---- the recording: every run, each the workload's own ----
+if stat_rep "$TMP/rep3.json" 3 "${pmd[@]}" --count 3; then
+	check_eq "--repeat 3: format version, runs, repeat" "2 3 3" \
+		"$(json "$TMP/rep3.json" "'%d %d %d' % (d['ptscope_version'], len(d['runs']), d['run']['repeat'])")"
+	check_eq "--repeat 3: 3 PMD moves in every run" "3 3 3" \
+		"$(json "$TMP/rep3.json" "' '.join(str(r['counters']['mremap']['classes']['pmd']['calls']) for r in d['runs'])")"
+	check_eq "--repeat 3: 9 PMD moves in the totals" 9 \
+		"$(json "$TMP/rep3.json" "d['counters']['mremap']['classes']['pmd']['calls']")"
+	check_eq "--repeat 3: each run one process, with its wall time" True \
+		"$(json "$TMP/rep3.json" "all(len(r['counters']['processes']) == 1 and 0 < r['seconds'] < d['run']['seconds'] for r in d['runs'])")"
 else
-	not_ok "grow vs pmd: no comparison"
+	not_ok "ptscope stat --repeat 3 on the 16M pmd workload"
 fi
 
-# a metric attached in base only; another kernel in new
-edit "$new" "$TMP/unavail.json" "d['metrics']['thp.collapse'] = {'status': 'unavailable', 'reason': 'test: refused'}
+# the text report: on stderr, never in the command's stdout, perf stat -r style
+"$PTSCOPE" stat --repeat 3 -- "${pmd[@]}" --count 2 >"$TMP/text.out" 2>"$TMP/text.err"
+check_eq "stat --repeat 3 text: the command's stdout holds no report" 0 \
+	"$(grep -c 'ptscope stat' "$TMP/text.out")"
+check_eq "stat --repeat 3 text: on stderr, 3 runs" 1 \
+	"$(grep -c "^ptscope stat: '.*', 3 runs, exit 0" "$TMP/text.err")"
+check_eq "stat --repeat 3 text: PMD moves 2 in every run" 1 \
+	"$(grep -cE '^  mremap\.pmd\.calls +2  \(every run\)$' "$TMP/text.err")"
+check_eq "stat --repeat 3 text: latency mean ± spread, min – max" 1 \
+	"$(grep -cE '^  mremap\.pmd\.latency_mean_ns +[0-9.]+ [mun]?s ± [0-9.]+%  \(.* – .*\)$' "$TMP/text.err")"
+
+# --json without -o: stderr too; -o NAME.json without --json: JSON
+"$PTSCOPE" stat --json -- "${pmd[@]}" --count 1 >"$TMP/j.out" 2>"$TMP/j.err"
+check_eq "stat --json: JSON on stderr, not in the command's stdout" "2 0" \
+	"$(python3 -c 'import json, sys; t = open(sys.argv[1]).read(); print(json.loads(t[t.index("{"):])["ptscope_version"])' "$TMP/j.err") $(grep -c ptscope_version "$TMP/j.out")"
+"$PTSCOPE" stat -o "$TMP/implied.json" -- "${pmd[@]}" --count 1 >/dev/null 2>&1
+check_eq "stat -o NAME.json: JSON without --json" 1 \
+	"$(json "$TMP/implied.json" "d['run']['repeat']")"
+
+# ---- the same command twice: no significant change ----
+move=("$BENCH" move-loop --class page --size 4M)
+if stat_rep "$TMP/same_a.json" 5 "${move[@]}" --count 40 &&
+   stat_rep "$TMP/same_b.json" 5 "${move[@]}" --count 40 &&
+   diff_ok "same command twice" "$TMP/same.json" --json "$TMP/same_a.json" "$TMP/same_b.json" &&
+   diff_ok "same command twice, text" "$TMP/same.txt" "$TMP/same_a.json" "$TMP/same_b.json"; then
+	check_eq "same command twice (--repeat 5): verdict" "no significant change" \
+		"$(json "$TMP/same.json" "d['verdict']")"
+	check_eq "same command twice: the latency was tested by Welch's t-test" "welch False" \
+		"$(row "$TMP/same.json" mremap.pte.latency_mean_ns test changed)"
+	check_eq "same command twice: 40 calls in every run, exact" "40 40 exact False" \
+		"$(row "$TMP/same.json" mremap.pte.calls base new test changed)"
+	check_eq "same command twice: text leads with the verdict" \
+		"ptscope diff: no significant change" "$(head -n1 "$TMP/same.txt")"
+	check_eq "same command twice: --fail-on-change exits 0" 0 \
+		"$(fail_on_change_rc "$TMP/same_a.json" "$TMP/same_b.json")"
+	echo "# $(sed -n 2p "$TMP/same.txt")"
+	grep -E 'latency_mean_ns' "$TMP/same.json" >/dev/null &&
+		echo "# latency: $(row "$TMP/same.json" mremap.pte.latency_mean_ns base new change ci_low_pct ci_high_pct p_adjusted)"
+else
+	not_ok "same command twice: no recordings"
+fi
+
+# ---- two workloads whose mremaps differ in latency: changed ----
+# the same 40 calls moving 64 KiB or 64 MiB of page-aligned PTEs: the
+# bytes per call are exact in every run; the latency per call grows with
+# the PTEs moved (16 against 16384), though on this box a call of a few
+# PTEs already costs 50-350 us (shadow paging), so only a large ratio
+# stands out of the noise in 6 runs
+if stat_rep "$TMP/small.json" 6 "${move[@]/4M/64K}" --count 40 &&
+   stat_rep "$TMP/big.json" 6 "${move[@]/4M/64M}" --count 40 &&
+   diff_ok "64K vs 64M moves" "$TMP/ch.json" --json "$TMP/small.json" "$TMP/big.json" &&
+   diff_ok "64K vs 64M moves, text" "$TMP/ch.txt" "$TMP/small.json" "$TMP/big.json"; then
+	check_eq "64K vs 64M moves: verdict" changed "$(json "$TMP/ch.json" "d['verdict']")"
+	check_eq "64K vs 64M moves: the latency is a change, by Welch's t-test" \
+		"welch True True" \
+		"$(json "$TMP/ch.json" "' '.join(str(x) for r in d['changed'] if r['name'] == 'mremap.pte.latency_mean_ns' for x in (r['test'], r['ci_low_pct'] > 2, r['p_adjusted'] < 0.05))")"
+	check_eq "64K vs 64M moves: bytes per call 64 KiB -> 64 MiB, exact" \
+		"65536 67108864 exact True" \
+		"$(row "$TMP/ch.json" mremap.pte.bytes_per_call base new test changed)"
+	check_eq "64K vs 64M moves: calls unchanged" "40 40 False" \
+		"$(row "$TMP/ch.json" mremap.pte.calls base new changed)"
+	check_eq "64K vs 64M moves: text leads with the count of changes" \
+		"ptscope diff: $(json "$TMP/ch.json" "len(d['changed'])") metrics changed" \
+		"$(head -n1 "$TMP/ch.txt")"
+	check_eq "64K vs 64M moves: the latency among the times that changed" 1 \
+		"$(sed -n '/^why:/,$p' "$TMP/ch.txt" | grep -cE '^  mremap\.pte\.latency_mean_ns \+[0-9.]+% \[\+[0-9.]+%, \+[0-9.]+%\] p=')"
+	check_eq "64K vs 64M moves: explained by the bytes per call, named first" 1 \
+		"$(grep -cE '^  with them: mremap\.pte\.bytes_per_call 64.0 KiB -> 64.0 MiB, ' "$TMP/ch.txt")"
+	check_eq "64K vs 64M moves: --fail-on-change exits 1" 1 \
+		"$(fail_on_change_rc "$TMP/small.json" "$TMP/big.json")"
+	diff_ok "64K vs 64M moves, --all" "$TMP/all.txt" --all "$TMP/small.json" "$TMP/big.json" &&
+		check_eq "--all: one table line per row" \
+			"$(json "$TMP/ch.json" "len(d['rows'])")" \
+			"$(sed -n '/^all rows:/,/^$/p' "$TMP/all.txt" | grep -v '^  metric ' | grep -c '^  [a-z]')"
+	sed -n '1,/^$/d; /^changed:/,$p' "$TMP/ch.txt" | head -n 12 | sed 's/^/#   /'
+else
+	not_ok "64K vs 64M moves: no recordings"
+fi
+
+# ---- one run a side: not enough runs, never a change ----
+if stat_json "$TMP/one3.json" "${pmd[@]}" --count 3 &&
+   stat_json "$TMP/one12.json" "${pmd[@]}" --count 12 &&
+   diff_ok "one run a side" "$TMP/one.json" --json "$TMP/one3.json" "$TMP/one12.json" &&
+   diff_ok "one run a side, text" "$TMP/one.txt" "$TMP/one3.json" "$TMP/one12.json"; then
+	check_eq "one run a side: verdict" "not enough runs 0" \
+		"$(json "$TMP/one.json" "d['verdict'] + ' ' + str(len(d['changed']))")"
+	check_eq "one run a side: 3 -> 12 calls differ, untested" "3 12 none True False" \
+		"$(row "$TMP/one.json" mremap.pmd.calls base new test differs changed)"
+	check_eq "one run a side: says so first, with what to do" 1 \
+		"$(head -n1 "$TMP/one.txt" | grep -c 'not enough runs (1 in base, 1 in new).*record with --repeat 5')"
+	check_eq "one run a side: the counts that differ are named" 1 \
+		"$(grep -cE '^  mremap\.pmd\.calls +3 +12 +\+300\.0%  untested$' "$TMP/one.txt")"
+	check_eq "one run a side: --fail-on-change exits 0" 0 \
+		"$(fail_on_change_rc "$TMP/one3.json" "$TMP/one12.json")"
+else
+	not_ok "one run a side: no recordings"
+fi
+
+# a version 1 recording (one run, no "runs") is still read
+if [ -s "$TMP/rep3.json" ]; then
+	edit "$TMP/rep3.json" "$TMP/v1.json" "d['ptscope_version'] = 1
+del d['runs']"
+	if diff_ok "version 1 vs 2" "$TMP/v1v2.json" --json "$TMP/v1.json" "$TMP/rep3.json"; then
+		check_eq "version 1 vs 2: 1 run against 3" "1 3 not enough runs" \
+			"$(json "$TMP/v1v2.json" "'%d %d %s' % (d['base']['runs'], d['new']['runs'], d['verdict'])")"
+	fi
+fi
+
+# ---- stat -p PID -d S: windows of a running process ----
+# mmap.resize of an anonymous map is one mremap(MREMAP_MAYMOVE); the
+# script makes 200 once the file appears, then waits
+cat >"$TMP/resizer.py" <<'PY'
+import mmap, os, sys, time
+m = mmap.mmap(-1, 4096)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.05)
+for i in range(200):
+    m.resize(8192 if i % 2 == 0 else 4096)
+open(sys.argv[1] + ".done", "w").close()
+time.sleep(30)
+PY
+python3 "$TMP/resizer.py" "$TMP/go" &
+rpid=$!
+"$PTSCOPE" stat -p "$rpid" -d 2 --repeat 2 -o "$TMP/win.json" 2>"$TMP/win.err" &
+spid=$!
+if wait_for 20 grep -q '^ptscope: tracing pid' "$TMP/win.err"; then
+	touch "$TMP/go"
+	wait_for 10 test -e "$TMP/go.done"
+fi
+wait "$spid"
+check_eq "stat -p PID -d 2 --repeat 2: exit" 0 "$?"
+kill "$rpid" 2>/dev/null
+wait "$rpid" 2>/dev/null
+if [ -s "$TMP/win.json" ]; then
+	check_eq "stat -p: two windows of the pid" "pid 2" \
+		"$(json "$TMP/win.json" "d['run']['target'] + ' ' + str(len(d['runs']))")"
+	check_eq "stat -p: the 200 resizes, all in the windows" 200 \
+		"$(json "$TMP/win.json" "sum(r['counters']['mremap']['calls'] for r in d['runs'])")"
+	check_eq "stat -p: each window about 2 s" True \
+		"$(json "$TMP/win.json" "all(1.9 < r['seconds'] < 3 for r in d['runs'])")"
+else
+	not_ok "stat -p: no recording: $(head -n 3 "$TMP/win.err" | tr '\n' ' ')"
+fi
+
+# ---- setup differences and -o ----
+if [ -s "$TMP/rep3.json" ]; then
+	edit "$TMP/rep3.json" "$TMP/unavail.json" "d['metrics']['thp.collapse'] = {'status': 'unavailable', 'reason': 'test: refused'}
 d['counters'].pop('khugepaged_collapse', None)
+for r in d['runs']: r['counters'].pop('khugepaged_collapse', None)
 d['system']['kernel'] = '9.9.9-test'"
-if diff_ok "unavailable in new" "$TMP/un.txt" "$new" "$TMP/unavail.json"; then
-	check_eq "unavailable in new: listed once, with the reason" 1 \
-		"$(grep -cxF '  only in base: thp.collapse (unavailable in new: test: refused)' "$TMP/un.txt")"
-	check_eq "unavailable in new: no khugepaged rows" 0 \
-		"$(grep -c '^  khugepaged\.' "$TMP/un.txt")"
-	check_eq "unavailable in new: kernels differ" 1 \
-		"$(grep -cxF "  kernels differ: base $(uname -r), new 9.9.9-test" "$TMP/un.txt")"
+	if diff_ok "unavailable in new" "$TMP/un.txt" "$TMP/rep3.json" "$TMP/unavail.json"; then
+		check_eq "unavailable in new: listed once, with the reason" 1 \
+			"$(grep -cxF '  only in base: thp.collapse (unavailable in new: test: refused)' "$TMP/un.txt")"
+		check_eq "unavailable in new: kernels differ" 1 \
+			"$(grep -cxF "  kernels differ: base $(uname -r), new 9.9.9-test" "$TMP/un.txt")"
+	fi
+	if "$PTSCOPE" diff -o "$TMP/o.txt" "$TMP/rep3.json" "$TMP/rep3.json" >"$TMP/o.stdout" 2>&1 &&
+	   [ ! -s "$TMP/o.stdout" ] && grep -q '^ptscope diff: no significant change' "$TMP/o.txt"; then
+		ok "-o FILE writes the report there"
+	else
+		not_ok "-o FILE: stdout '$(head -n1 "$TMP/o.stdout")'"
+	fi
 fi
 
-# -o FILE: the report goes to the file, nothing to stdout
-if "$PTSCOPE" diff -o "$TMP/o.txt" "$base" "$new" >"$TMP/o.stdout" 2>&1 &&
-   [ ! -s "$TMP/o.stdout" ] && grep -q '^what changed' "$TMP/o.txt"; then
-	ok "-o FILE writes the report there"
-else
-	not_ok "-o FILE: stdout '$(head -n1 "$TMP/o.stdout")'"
-fi
-
-# inputs that do not compare
+# ---- inputs that do not compare ----
+base=$TMP/one3.json
+new=$TMP/rep3.json
 echo 'not json' >"$TMP/text.json"
+"$PTSCOPE" stat -o "$TMP/report.txt" -- true 2>/dev/null
 : >"$TMP/empty.json"
 head -c 200 "$new" >"$TMP/cut.json"
 "$PTSCOPE" probe --json >"$TMP/probe.json" 2>/dev/null
-edit "$new" "$TMP/v2.json" "d['ptscope_version'] = 2"
+edit "$new" "$TMP/v3.json" "d['ptscope_version'] = 3"
+edit "$new" "$TMP/noruns.json" "del d['runs']"
 edit "$new" "$TMP/noversion.json" "del d['ptscope_version']"
 edit "$new" "$TMP/pages.json" "d['system']['page_size'] = 65536"
 edit "$new" "$TMP/norun.json" "del d['run']"
 edit "$new" "$TMP/nocounters.json" "del d['counters']"
-edit "$new" "$TMP/negative.json" "d['counters']['mremap']['classes']['pte']['calls'] = -3"
-edit "$new" "$TMP/absurd.json" "d['counters']['mremap']['classes']['pmd']['old_bytes'] = 1e300"
+edit "$new" "$TMP/negative.json" "d['runs'][1]['counters']['mremap']['classes']['pte']['calls'] = -3"
+edit "$new" "$TMP/absurd.json" "d['runs'][0]['counters']['mremap']['classes']['pmd']['old_bytes'] = 1e300"
 expect_bad "missing file" "cannot read $TMP/missing.json: No such file" \
 	"$base" "$TMP/missing.json"
 expect_bad "directory" "cannot read $TMP: Is a directory" "$TMP" "$new"
 expect_bad "not JSON" "$TMP/text.json is not JSON" "$base" "$TMP/text.json"
+expect_bad "a text report" "$TMP/report.txt is a text report of 'ptscope stat': record with --json" \
+	"$base" "$TMP/report.txt"
 expect_bad "empty file" "$TMP/empty.json is not JSON: the file is empty" \
 	"$TMP/empty.json" "$new"
 expect_bad "truncated JSON" "$TMP/cut.json is not JSON: it ends in the middle" \
@@ -161,17 +282,19 @@ expect_bad "probe output" "$TMP/probe.json has no ptscope_version" \
 	"$TMP/probe.json" "$new"
 expect_bad "no ptscope_version" "$TMP/noversion.json has no ptscope_version" \
 	"$base" "$TMP/noversion.json"
-expect_bad "other ptscope_version" "is ptscope_version 1, $TMP/v2.json is ptscope_version 2" \
-	"$base" "$TMP/v2.json"
+expect_bad "a newer format" "$TMP/v3.json is ptscope_version 3; this ptscope reads versions 1 to 2" \
+	"$base" "$TMP/v3.json"
+expect_bad "version 2 without runs" "$TMP/noruns.json is not a 'ptscope stat --json' recording: no runs array" \
+	"$base" "$TMP/noruns.json"
 expect_bad "other page size" "has 4096-byte pages, $TMP/pages.json has 65536-byte pages" \
 	"$base" "$TMP/pages.json"
 expect_bad "not from stat (no run)" "$TMP/norun.json is not a 'ptscope stat --json' recording: no run" \
 	"$TMP/norun.json" "$new"
 expect_bad "not from stat (no counters)" "recording: no counters" \
 	"$base" "$TMP/nocounters.json"
-expect_bad "negative counter" "$TMP/negative.json is not a valid recording: mremap.pte.calls is -3" \
+expect_bad "negative counter in a run" "$TMP/negative.json is not a valid recording: mremap.pte.calls is -3" \
 	"$base" "$TMP/negative.json"
-expect_bad "absurd counter" "$TMP/absurd.json is not a valid recording: mremap.pmd.old_bytes is 1e+300" \
+expect_bad "absurd counter in a run" "$TMP/absurd.json is not a valid recording: mremap.pmd.old_bytes is 1e+300" \
 	"$base" "$TMP/absurd.json"
 "$PTSCOPE" diff "$base" >/dev/null 2>"$TMP/one.err"
 check_eq "one recording only: exit 2" "2 1" "$? $(grep -c 'ptscope diff BASE.json NEW.json' "$TMP/one.err")"
