@@ -216,6 +216,11 @@ struct pts_config {
  * from the entries it reads, as pte_batch_hint() would (mm/mremap.c)
  */
 #define PTS_CFG_BATCH_INFER	(1U << 7)
+/*
+ * the tracepoint fault path tells a folio the memcg refused (freed by its
+ * thread before being mapped) from an allocated one: charge fallbacks
+ */
+#define PTS_CFG_FAULT_CHARGE_FREE	(1U << 8)
 
 enum pts_event_type {
 	PTS_EV_MREMAP = 1,

@@ -229,9 +229,11 @@ const struct pts_field pts_fields[] = {
 	  .title = "latency", .diff = "latency_mean_ns", .diff_sum = "time_ns" },
 
 	/*
-	 * Anonymous faults by folio order.  Order 0, charge fallbacks, the
-	 * huge zero page and latency exist only where the fault path is
-	 * traced from its functions (or the patched tracepoint, no latency).
+	 * Anonymous faults by folio order.  Order 0, the huge zero page and
+	 * latency exist only where the fault path is traced from its
+	 * functions (or the patched tracepoint, no latency); charge
+	 * fallbacks there and on the stock tracepoints (alloc paired with
+	 * free).
 	 */
 	{ S(SEC_FAULTS), "alloc", PTS_FIELD_COUNTER, PTS_LABEL_ORDER,
 	  PTS_UNIT_COUNT, PTS_C_FAULT_ALLOC,
@@ -247,7 +249,7 @@ const struct pts_field pts_fields[] = {
 	  .title = "fallback", .diff = "fallback" },
 	{ S(SEC_FAULTS), "fallback_charge", PTS_FIELD_COUNTER, PTS_LABEL_ORDER,
 	  PTS_UNIT_COUNT, PTS_C_FAULT_FALLBACK_CHARGE,
-	  .needs_any = FAULT_OUTCOMES,
+	  .needs_any = FAULT_OUTCOMES | PTS_CFG_FAULT_CHARGE_FREE,
 	  .prom = "ptscope_hugepage_fault_fallback_charges_total",
 	  .prom_help = "Hugepage folios allocated but refused by the memory "
 		"cgroup charge, then fallen back.",
