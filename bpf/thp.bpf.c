@@ -245,15 +245,26 @@ int thp_madvise_exit(void *ctx)
 	return 0;
 }
 
-/* huge_memory:mm_collapse_huge_page, once per collapse_huge_page() */
+/*
+ * huge_memory:mm_collapse_huge_page, once per collapse_huge_page()
+ * (mm/khugepaged.c, 6.1..6.18), which both khugepaged (a kernel thread,
+ * khugepaged_scan_mm_slot()) and MADV_COLLAPSE (madvise_collapse(), 6.1+,
+ * in the calling task) reach through hpage_collapse_scan_pmd().  The
+ * tracepoint has no caller field: the task tells them apart.
+ */
 SEC("tp_btf/mm_collapse_huge_page")
 int BPF_PROG(thp_collapse, struct mm_struct *mm, int isolated, int status)
 {
-	__u32 idx = status;
+	__u32 idx = status, base = PTS_C_COLLAPSE;
 
+	if (in_user_task()) {
+		if (!task_wanted())
+			return 0;
+		base = PTS_C_MADV_COLLAPSE;
+	}
 	if (idx >= PTS_COLLAPSE_STATUSES)
 		idx = PTS_COLLAPSE_STATUSES - 1;
-	count_add(PTS_C_COLLAPSE + idx, 1);
+	count_add(base + idx, 1);
 	return 0;
 }
 

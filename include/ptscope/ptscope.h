@@ -81,7 +81,7 @@ enum pts_counter {
 	 * 2-15 on the khugepaged results)
 	 */
 	PTS_C_FAULT_ZERO_PAGE = PTS_C_FAULT_FALLBACK_CHARGE + PTS_MAX_ORDER,
-	PTS_C_COLLAPSE,		/* + status */
+	PTS_C_COLLAPSE,		/* + status, khugepaged's collapses */
 	PTS_C_DROP_START_MAP = PTS_C_COLLAPSE + PTS_COLLAPSE_STATUSES,
 	PTS_C_DROP_PROC_MAP,	/* + rows of dead processes evicted (collector) */
 	PTS_C_DROP_TRACED_MAP,
@@ -89,7 +89,12 @@ enum pts_counter {
 	PTS_C_PROCS_EXITED,	/* rows moved to procs_exited */
 	PTS_C_MREMAP_DONTUNMAP,	/* successful moves with MREMAP_DONTUNMAP */
 	PTS_C_DROP_CGROUP_MAP,	/* events no per-cgroup row had room for */
-	PTS_NR_COUNTERS,
+	/*
+	 * collapse_huge_page() results of MADV_COLLAPSE (a traced task in
+	 * madvise()), + status; PTS_C_COLLAPSE keeps khugepaged's
+	 */
+	PTS_C_MADV_COLLAPSE,
+	PTS_NR_COUNTERS = PTS_C_MADV_COLLAPSE + PTS_COLLAPSE_STATUSES,
 };
 
 /*

@@ -535,7 +535,7 @@ const struct pts_metric pts_catalog[] = {
 	},
 	{
 		.name = "thp.collapse",
-		.desc = "khugepaged collapse attempts by result (system-wide)",
+		.desc = "collapse attempts by result: khugepaged (system-wide) and MADV_COLLAPSE",
 		.nr_cands = 1,
 		.cands = {
 			{

@@ -15,6 +15,7 @@ if [ ! -e "$THP/hugepages-64kB/stats/anon_fault_alloc" ]; then
 	exit
 fi
 
+# shellcheck disable=SC2086 # one argument per knob
 thp_knobs_save $KNOBS
 echo madvise >"$THP/enabled"
 echo inherit >"$THP/hugepages-2048kB/enabled"
@@ -57,13 +58,18 @@ fi
 
 # MADV_COLLAPSE: every collapse_huge_page() attempt allocates first (and
 # counts thp_collapse_alloc or _failed), then reports one result; the
-# allocations are not faults
+# allocations are not faults.  The workload's collapses are MADV_COLLAPSE
+# ones, not khugepaged's (which may collapse elsewhere meanwhile).
 if stat_json "$TMP/collapse.json" "$BENCH" collapse --size 8M --count 2; then
 	check_eq "collapse results = thp_collapse_alloc + _failed" \
 		"$(json "$TMP/collapse.json" "d['kernel_counters']['vmstat']['thp_collapse_alloc'] + d['kernel_counters']['vmstat']['thp_collapse_alloc_failed']")" \
-		"$(json "$TMP/collapse.json" "sum(d['counters']['khugepaged_collapse'].values())")"
-	check_eq "collapse: SCAN_SUCCEED seen" True \
-		"$(json "$TMP/collapse.json" "d['counters']['khugepaged_collapse'].get('SCAN_SUCCEED', 0) >= 1")"
+		"$(json "$TMP/collapse.json" "sum(d['counters']['khugepaged_collapse'].values()) + sum(d['counters']['madv_collapse'].values())")"
+	check_eq "collapse: MADV_COLLAPSE SCAN_SUCCEED = geometry (2 x 8M / 2M)" 8 \
+		"$(json "$TMP/collapse.json" "d['counters']['madv_collapse'].get('SCAN_SUCCEED', 0)")"
+	check_eq "collapse: the bench saw its 2M folios (AnonHugePages kB after)" $((2 * 8192)) \
+		"$(awk -F'anon_huge_kb_after=' '/^collapse size=/ { split($2, a, " "); s += a[1] } END { print s }' "$TMP/workload.out")"
+	check_eq "collapse: the text report names MADV_COLLAPSE" 1 \
+		"$("$PTSCOPE" stat -- "$BENCH" collapse --size 2M --count 1 2>&1 | grep -c '^MADV_COLLAPSE collapses (traced processes): SCAN_SUCCEED=1')"
 	check_eq "collapse: thp.fault_alloc attached" yes \
 		"$(attached "$TMP/collapse.json" thp.fault_alloc)"
 	check_eq "collapse: no fault allocations inferred from MADV_COLLAPSE" 0 \
