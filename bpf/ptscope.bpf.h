@@ -186,7 +186,9 @@ THREAD_STORAGE(mpt_partial, __u8);
 /*
  * One page fault in progress on a thread (handle_mm_fault() entry to
  * exit) and the folio it allocated, until the memcg charge says whether
- * the fault keeps it.
+ * the fault keeps it.  The stock-tracepoint path keeps only folio and
+ * order here (ts stays 0), from the allocation until its outcome shows
+ * (thp.bpf.c, thp_page_free).
  */
 struct fault_ctx {
 	__u64 ts;

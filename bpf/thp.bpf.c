@@ -21,16 +21,16 @@ enum fault_outcome {
 	FAULT_FALLBACK_CHARGE,	/* memcg refused the charge */
 };
 
-/* Count one outcome for @order the way the hugepages-NkB stats do. */
-static __always_inline void fault_alloc_seen(__u32 order,
-					     enum fault_outcome outcome)
+/*
+ * Count one outcome for @order the way the hugepages-NkB stats do, in the
+ * totals, the cgroup's row and @proc (the process's row, may be NULL).
+ */
+static __always_inline void fault_count(__u32 order, enum fault_outcome outcome,
+					struct pts_proc *proc)
 {
-	struct pts_proc *proc;
-
 	if (order >= PTS_MAX_ORDER)
 		return;
 	mask_index(order, 15);	/* PTS_MAX_ORDER - 1 */
-	proc = current_proc();
 	switch (outcome) {
 	case FAULT_ALLOC:
 		count_add(PTS_C_FAULT_ALLOC + order, 1);
@@ -49,6 +49,12 @@ static __always_inline void fault_alloc_seen(__u32 order,
 			__sync_fetch_and_add(&proc->fault_fallback[order], 1);
 		return;
 	}
+}
+
+static __always_inline void fault_alloc_seen(__u32 order,
+					     enum fault_outcome outcome)
+{
+	fault_count(order, outcome, current_proc());
 }
 
 /* one snoop event per fault (function path) or allocation (tracepoints) */
@@ -79,11 +85,44 @@ static __always_inline void fault_event(__s32 order, __u32 result,
  * a kernel thread, and MADV_COLLAPSE inside madvise(), which is left out.
  * Order-0 faults are not distinguishable here.  A NULL page is a failed
  * attempt: the fault falls back to a smaller order.
+ *
+ * An allocated folio is not yet a fault allocation: the fault charges it
+ * to the memory cgroup next and, when the charge is refused, puts it
+ * straight back and falls back (vma_alloc_anon_folio_pmd() in
+ * mm/huge_memory.c and alloc_anon_folio() in mm/memory.c on 6.18,
+ * __do_huge_pmd_anonymous_page() on 6.1; the kernel counts
+ * THP_FAULT_FALLBACK_CHARGE, not THP_FAULT_ALLOC).  So the folio waits in
+ * the thread's fault_inflight entry (folio, order; ts stays 0: the
+ * function path's fields, unused on this path) until its outcome shows:
+ * its free on this thread while never mapped is a refused charge
+ * (thp_page_free); anything else the thread does next that only follows
+ * a mapped folio commits it as allocated (pending_commit()).
  */
+static __always_inline void fault_pending_commit(struct fault_ctx *ctx,
+						 struct pts_proc *proc)
+{
+	if (ctx->folio && ctx->order >= 0 && ctx->order < PTS_MAX_ORDER) {
+		fault_count(ctx->order, FAULT_ALLOC, proc);
+		fault_event(ctx->order, PTS_FAULT_RES_ALLOC, 0, NULL);
+	}
+	ctx->folio = 0;
+	ctx->order = -1;
+}
+
+/* the thread's folio waiting for its charge, if any, counted as allocated */
+static __always_inline void pending_commit(void)
+{
+	struct fault_ctx *ctx = thread_state(fault_inflight);
+
+	if (ctx && ctx->folio)
+		fault_pending_commit(ctx, current_proc());
+}
+
 SEC("tp_btf/mm_page_alloc")
 int BPF_PROG(thp_page_alloc, struct page *page, unsigned int order,
 	     gfp_t gfp_flags, int migratetype)
 {
+	struct fault_ctx *fc;
 	__u8 *madvising;
 
 	if (order < 2 || !cfg.thp_gfp_mask)
@@ -95,9 +134,92 @@ int BPF_PROG(thp_page_alloc, struct page *page, unsigned int order,
 	madvising = thread_state(in_madvise);
 	if (madvising && *madvising)
 		return 0;
-	fault_alloc_seen(order, page ? FAULT_ALLOC : FAULT_FALLBACK);
-	fault_event(order, page ? PTS_FAULT_RES_ALLOC : PTS_FAULT_RES_FALLBACK,
-		    0, NULL);
+	if (!page) {
+		fault_alloc_seen(order, FAULT_FALLBACK);
+		fault_event(order, PTS_FAULT_RES_FALLBACK, 0, NULL);
+		return 0;
+	}
+	/* a failed create is counted as a drop: the folio is not counted */
+	fc = thread_state_create(fault_inflight);
+	if (!fc)
+		return 0;
+	/* the fault before this one mapped its folio */
+	if (fc->folio)
+		fault_pending_commit(fc, current_proc());
+	fc->folio = (__u64)page;
+	fc->order = order;
+	return 0;
+}
+
+/*
+ * PAGE_MAPPING_ANON (include/linux/page-flags.h; FOLIO_MAPPING_ANON in
+ * 6.18), the low bit of folio->mapping of an anonymous folio once
+ * folio_add_new_anon_rmap() mapped it.  Unmapping leaves it set;
+ * free_pages_prepare() (mm/page_alloc.c, 6.1..6.18) clears it only after
+ * trace_mm_page_free().
+ */
+#define PTS_MAPPING_ANON	0x1UL
+
+SEC("tp_btf/mm_page_free")
+int BPF_PROG(thp_page_free, struct page *page, unsigned int order)
+{
+	struct fault_ctx *fc;
+	unsigned long mapping;
+
+	if (order < 2)
+		return 0;
+	fc = thread_state(fault_inflight);
+	if (!fc || !fc->folio || fc->folio != (__u64)page ||
+	    fc->order != (__s32)order)
+		return 0;
+	mapping = (unsigned long)BPF_CORE_READ(page, mapping);
+	if (mapping & PTS_MAPPING_ANON) {
+		/* mapped by its fault, unmapped since */
+		fault_pending_commit(fc, current_proc());
+		return 0;
+	}
+	/*
+	 * Put back on the faulting thread before any mapping: the memcg
+	 * refused the charge.  Two threads faulting the same range at once
+	 * also put back the loser's charged folio (the PMD or PTEs were
+	 * filled meanwhile), which the kernel counts as neither; that race
+	 * is counted here as a charge fallback.
+	 */
+	fault_alloc_seen(order, FAULT_FALLBACK_CHARGE);
+	fault_event(order, PTS_FAULT_RES_FALLBACK, 0, NULL);
+	fc->folio = 0;
+	fc->order = -1;
+	return 0;
+}
+
+/*
+ * The current process's row without creating one: at a thread's exit the
+ * row of its process may already have moved to procs_exited (task.bpf.c
+ * runs on the same tracepoint, in no promised order).  A dead row of a
+ * reused tgid has another start_ns.
+ */
+static __always_inline struct pts_proc *existing_proc(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct pts_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+
+	if (p)
+		return p;
+	p = bpf_map_lookup_elem(&procs_exited, &tgid);
+	if (p && p->start_ns == BPF_CORE_READ(task, group_leader, start_time))
+		return p;
+	return NULL;
+}
+
+/* a thread's last fault mapped its folio (6.18 passes a second argument) */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(thp_task_exit)
+{
+	struct fault_ctx *fc = thread_state(fault_inflight);
+
+	if (fc && fc->folio)
+		fault_pending_commit(fc, existing_proc());
 	return 0;
 }
 
@@ -106,6 +228,8 @@ int thp_madvise_enter(void *ctx)
 {
 	__u8 *madvising = thread_state_create(in_madvise);
 
+	/* the fault before this syscall mapped its folio */
+	pending_commit();
 	if (madvising)
 		*madvising = 1;
 	return 0;
@@ -121,15 +245,26 @@ int thp_madvise_exit(void *ctx)
 	return 0;
 }
 
-/* huge_memory:mm_collapse_huge_page, once per collapse_huge_page() */
+/*
+ * huge_memory:mm_collapse_huge_page, once per collapse_huge_page()
+ * (mm/khugepaged.c, 6.1..6.18), which both khugepaged (a kernel thread,
+ * khugepaged_scan_mm_slot()) and MADV_COLLAPSE (madvise_collapse(), 6.1+,
+ * in the calling task) reach through hpage_collapse_scan_pmd().  The
+ * tracepoint has no caller field: the task tells them apart.
+ */
 SEC("tp_btf/mm_collapse_huge_page")
 int BPF_PROG(thp_collapse, struct mm_struct *mm, int isolated, int status)
 {
-	__u32 idx = status;
+	__u32 idx = status, base = PTS_C_COLLAPSE;
 
+	if (in_user_task()) {
+		if (!task_wanted())
+			return 0;
+		base = PTS_C_MADV_COLLAPSE;
+	}
 	if (idx >= PTS_COLLAPSE_STATUSES)
 		idx = PTS_COLLAPSE_STATUSES - 1;
-	count_add(PTS_C_COLLAPSE + idx, 1);
+	count_add(base + idx, 1);
 	return 0;
 }
 

@@ -33,11 +33,11 @@ OWNER = [("ptscope_mremap_", "mremap.calls"),
          ("ptscope_vm_normal_folio_", "mremap.folio_lookups"),
          ("ptscope_hugepage_", "thp.fault_alloc"),
          ("ptscope_huge_zero", "thp.fault_alloc"),
-         ("ptscope_khugepaged_", "thp.collapse")]
+         ("ptscope_khugepaged_", "thp.collapse"),
+         ("ptscope_madv_collapse_", "thp.collapse")]
 # families that also need a particular path or status of their metric
 # (schema.c needs_any/excludes: fault functions, PTE-table markers, the patched tracepoints)
 NEEDS = {
-    "ptscope_hugepage_fault_fallback_charges_total": ("path", ("fentry", "kprobe")),
     "ptscope_hugepage_fault_duration_seconds": ("path", ("fentry", "kprobe")),
     "ptscope_huge_zero_page_faults_total": ("path", ("fentry", "kprobe")),
     "ptscope_ptes_moved_total": ("status", ("exact",)),

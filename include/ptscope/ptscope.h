@@ -81,7 +81,7 @@ enum pts_counter {
 	 * 2-15 on the khugepaged results)
 	 */
 	PTS_C_FAULT_ZERO_PAGE = PTS_C_FAULT_FALLBACK_CHARGE + PTS_MAX_ORDER,
-	PTS_C_COLLAPSE,		/* + status */
+	PTS_C_COLLAPSE,		/* + status, khugepaged's collapses */
 	PTS_C_DROP_START_MAP = PTS_C_COLLAPSE + PTS_COLLAPSE_STATUSES,
 	PTS_C_DROP_PROC_MAP,	/* + rows of dead processes evicted (collector) */
 	PTS_C_DROP_TRACED_MAP,
@@ -89,7 +89,12 @@ enum pts_counter {
 	PTS_C_PROCS_EXITED,	/* rows moved to procs_exited */
 	PTS_C_MREMAP_DONTUNMAP,	/* successful moves with MREMAP_DONTUNMAP */
 	PTS_C_DROP_CGROUP_MAP,	/* events no per-cgroup row had room for */
-	PTS_NR_COUNTERS,
+	/*
+	 * collapse_huge_page() results of MADV_COLLAPSE (a traced task in
+	 * madvise()), + status; PTS_C_COLLAPSE keeps khugepaged's
+	 */
+	PTS_C_MADV_COLLAPSE,
+	PTS_NR_COUNTERS = PTS_C_MADV_COLLAPSE + PTS_COLLAPSE_STATUSES,
 };
 
 /*
@@ -216,6 +221,11 @@ struct pts_config {
  * from the entries it reads, as pte_batch_hint() would (mm/mremap.c)
  */
 #define PTS_CFG_BATCH_INFER	(1U << 7)
+/*
+ * the tracepoint fault path tells a folio the memcg refused (freed by its
+ * thread before being mapped) from an allocated one: charge fallbacks
+ */
+#define PTS_CFG_FAULT_CHARGE_FREE	(1U << 8)
 
 enum pts_event_type {
 	PTS_EV_MREMAP = 1,

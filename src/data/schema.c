@@ -17,6 +17,7 @@ enum {
 	SEC_FOLIO,
 	SEC_FAULTS,
 	SEC_COLLAPSE,
+	SEC_MADV_COLLAPSE,
 	SEC_DROPS,
 };
 
@@ -37,6 +38,9 @@ const struct pts_section pts_sections[] = {
 			 .per_cgroup = true },
 	[SEC_COLLAPSE] = { "khugepaged_collapse", "thp.collapse",
 			   "khugepaged collapses (system-wide)", "khugepaged" },
+	[SEC_MADV_COLLAPSE] = { "madv_collapse", "thp.collapse",
+				"MADV_COLLAPSE collapses (traced processes)",
+				"madv_collapse" },
 	[SEC_DROPS] = { "drops", NULL,
 			"events not counted (a BPF map or the ring buffer was full)",
 			"drops" },
@@ -229,9 +233,11 @@ const struct pts_field pts_fields[] = {
 	  .title = "latency", .diff = "latency_mean_ns", .diff_sum = "time_ns" },
 
 	/*
-	 * Anonymous faults by folio order.  Order 0, charge fallbacks, the
-	 * huge zero page and latency exist only where the fault path is
-	 * traced from its functions (or the patched tracepoint, no latency).
+	 * Anonymous faults by folio order.  Order 0, the huge zero page and
+	 * latency exist only where the fault path is traced from its
+	 * functions (or the patched tracepoint, no latency); charge
+	 * fallbacks there and on the stock tracepoints (alloc paired with
+	 * free).
 	 */
 	{ S(SEC_FAULTS), "alloc", PTS_FIELD_COUNTER, PTS_LABEL_ORDER,
 	  PTS_UNIT_COUNT, PTS_C_FAULT_ALLOC,
@@ -247,7 +253,7 @@ const struct pts_field pts_fields[] = {
 	  .title = "fallback", .diff = "fallback" },
 	{ S(SEC_FAULTS), "fallback_charge", PTS_FIELD_COUNTER, PTS_LABEL_ORDER,
 	  PTS_UNIT_COUNT, PTS_C_FAULT_FALLBACK_CHARGE,
-	  .needs_any = FAULT_OUTCOMES,
+	  .needs_any = FAULT_OUTCOMES | PTS_CFG_FAULT_CHARGE_FREE,
 	  .prom = "ptscope_hugepage_fault_fallback_charges_total",
 	  .prom_help = "Hugepage folios allocated but refused by the memory "
 		"cgroup charge, then fallen back.",
@@ -270,6 +276,13 @@ const struct pts_field pts_fields[] = {
 	  .prom = "ptscope_khugepaged_collapse_total",
 	  .prom_help = "khugepaged collapse attempts by result (enum "
 		"scan_result), system-wide.",
+	  .title = "result", .diff = "" },
+	/* madvise(MADV_COLLAPSE) by a traced process, in its context */
+	{ S(SEC_MADV_COLLAPSE), "", PTS_FIELD_COUNTER, PTS_LABEL_RESULT,
+	  PTS_UNIT_COUNT, PTS_C_MADV_COLLAPSE,
+	  .prom = "ptscope_madv_collapse_total",
+	  .prom_help = "MADV_COLLAPSE collapse attempts by result (enum "
+		"scan_result) of the traced processes.",
 	  .title = "result", .diff = "" },
 
 	/* what ptscope could not count: every view shows these */
@@ -384,11 +397,12 @@ static bool order_seen(const struct pts_snapshot *snap, unsigned int order)
 }
 
 static bool result_shown(const struct pts_schema_ctx *sc,
+			 const struct pts_field *f,
 			 const struct pts_snapshot *snap, unsigned int status)
 {
 	const char *name;
 
-	if (snap->counters.v[PTS_C_COLLAPSE + status])
+	if (snap->counters.v[f->index + status])
 		return true;
 	name = sc->result_name ? sc->result_name(sc->result_ctx, status) : NULL;
 	return name && !strcmp(name, "SCAN_SUCCEED");
@@ -405,7 +419,7 @@ bool schema_label_shown(const struct pts_schema_ctx *sc,
 		       i == schema_order_pmd(sc->page_size) ||
 		       (i == 0 && fault_outcomes_traced(sc));
 	case PTS_LABEL_RESULT:
-		return result_shown(sc, snap, i);
+		return result_shown(sc, f, snap, i);
 	default:
 		return i < schema_label_count(f);
 	}

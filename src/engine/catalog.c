@@ -517,12 +517,16 @@ const struct pts_metric pts_catalog[] = {
 				.kind = PTS_PATH_TRACEPOINT,
 				.label = "tp_btf kmem:mm_page_alloc (order, THP gfp mask, user task)",
 				.exact = false,
-				.inferred_from = "page allocations of order >= 2 with vma_thp_gfp_mask() bits by user tasks outside madvise(); order 0 and memcg charge fallbacks not visible",
+				.inferred_from = "page allocations of order >= 2 with vma_thp_gfp_mask() bits by user tasks outside madvise(); a folio the same thread frees before mapping it is a memcg charge fallback; order 0 not visible",
 				.obj = PTS_OBJ_THP,
-				.progs = { "thp_page_alloc", "thp_madvise_enter",
+				.cfg_flags = PTS_CFG_FAULT_CHARGE_FREE,
+				.progs = { "thp_page_alloc", "thp_page_free",
+					   "thp_task_exit", "thp_madvise_enter",
 					   "thp_madvise_exit" },
 				.reqs = {
 					{ PTS_REQ_BTF_TRACE, "mm_page_alloc" },
+					{ PTS_REQ_BTF_TRACE, "mm_page_free" },
+					{ PTS_REQ_BTF_TRACE, "sched_process_exit" },
 					{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_enter_madvise" },
 					{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_exit_madvise" },
 				},
@@ -531,7 +535,7 @@ const struct pts_metric pts_catalog[] = {
 	},
 	{
 		.name = "thp.collapse",
-		.desc = "khugepaged collapse attempts by result (system-wide)",
+		.desc = "collapse attempts by result: khugepaged (system-wide) and MADV_COLLAPSE",
 		.nr_cands = 1,
 		.cands = {
 			{

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 #include "data/collector.h"
+#include "data/kcounters.h"
 #include "data/report_input.h"	/* struct pts_report */
 #include "data/schema.h"
 #include "views/options.h"	/* enum pts_sort */
@@ -21,6 +22,17 @@ void report_metric_status(FILE *out, const struct pts_report *rep);
 void report_metric_line(FILE *out, const struct pts_report *rep);
 void report_snapshot_text(FILE *out, const struct pts_report *rep,
 			  const struct pts_snapshot *snap, bool hists);
+/*
+ * The self-check of @snap against @kc, the kernel's counters over the
+ * same window (data/selfcheck.h): a line per count above the kernel's
+ * (stat text, after the kernel counters), a "self_check" object (JSON).
+ */
+void report_selfcheck_text(FILE *out, const struct pts_report *rep,
+			   const struct pts_snapshot *snap,
+			   const struct kcounters *kc);
+json_object *report_selfcheck_json(const struct pts_report *rep,
+				   const struct pts_snapshot *snap,
+				   const struct kcounters *kc);
 /* the per-cgroup rows of @s in the order of top's -s @key */
 void report_sort_cgroups(struct pts_snapshot *s, enum pts_sort key);
 /*

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "data/format.h"
 #include "data/hist.h"
+#include "data/selfcheck.h"
 #include "views/report.h"
 
 #define THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
@@ -470,4 +471,14 @@ int report_write_json_to(json_object *root, FILE *out, const char *path)
 	if (fputs(text, out) == EOF || fputc('\n', out) == EOF)
 		return report_close_err(out, path, errno);
 	return report_close(out, path);
+}
+
+json_object *report_selfcheck_json(const struct pts_report *rep,
+				   const struct pts_snapshot *snap,
+				   const struct kcounters *kc)
+{
+	struct selfcheck sc;
+
+	selfcheck_run(&sc, snap, kc, rep->page_size);
+	return selfcheck_json(&sc);
 }

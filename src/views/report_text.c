@@ -4,6 +4,7 @@
 #include <string.h>
 #include "data/format.h"
 #include "data/hist.h"
+#include "data/selfcheck.h"
 #include "views/report.h"
 
 void report_metric_status(FILE *out, const struct pts_report *rep)
@@ -336,4 +337,14 @@ void report_snapshot_text(FILE *out, const struct pts_report *rep,
 		if (hists)
 			section_hists(out, &sc, sec, s);
 	}
+}
+
+void report_selfcheck_text(FILE *out, const struct pts_report *rep,
+			   const struct pts_snapshot *snap,
+			   const struct kcounters *kc)
+{
+	struct selfcheck sc;
+
+	selfcheck_run(&sc, snap, kc, rep->page_size);
+	selfcheck_text(out, &sc);
 }

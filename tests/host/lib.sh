@@ -95,6 +95,42 @@ value() {
 	awk -v s="$2" '$1 == s { print $2 }' "$1"
 }
 
+THP=/sys/kernel/mm/transparent_hugepage
+
+# thp_knobs_save KNOB...: the THP settings under $THP to put back at exit
+thp_knobs_save() {
+	local k
+	declare -gA thp_saved
+	thp_knobs="$*"
+	for k in $thp_knobs; do
+		thp_saved[$k]=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$THP/$k")
+	done
+	trap thp_knobs_restore EXIT
+}
+
+thp_knobs_restore() {
+	local k
+	for k in $thp_knobs; do
+		echo "${thp_saved[$k]}" >"$THP/$k"
+	done
+	rm -rf "$TMP"
+}
+
+# mthp_stat SIZE_KB NAME: a hugepages-SIZE_KBkB/stats counter
+mthp_stat() {
+	cat "$THP/hugepages-$1kB/stats/$2"
+}
+
+# vmstat_of KEY: nothing when /proc/vmstat lacks the key
+vmstat_of() {
+	awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat
+}
+
+# order_count FILE ORDER FIELD: a hugepage_faults count of a stat JSON
+order_count() {
+	json "$1" "sum(o['$3'] for o in d['counters']['hugepage_faults']['orders'] if o['order'] == $2)"
+}
+
 require_root() {
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "not ok 1 - live tests need root"

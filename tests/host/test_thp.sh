@@ -7,7 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 
-THP=/sys/kernel/mm/transparent_hugepage
 KNOBS="enabled hugepages-64kB/enabled hugepages-2048kB/enabled"
 
 if [ ! -e "$THP/hugepages-64kB/stats/anon_fault_alloc" ]; then
@@ -16,37 +15,16 @@ if [ ! -e "$THP/hugepages-64kB/stats/anon_fault_alloc" ]; then
 	exit
 fi
 
-declare -A saved
-for k in $KNOBS; do
-	saved[$k]=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$THP/$k")
-done
-restore() {
-	for k in $KNOBS; do
-		echo "${saved[$k]}" >"$THP/$k"
-	done
-	rm -rf "$TMP"
-}
-trap restore EXIT
+# shellcheck disable=SC2086 # one argument per knob
+thp_knobs_save $KNOBS
 echo madvise >"$THP/enabled"
 echo inherit >"$THP/hugepages-2048kB/enabled"
 echo madvise >"$THP/hugepages-64kB/enabled"
 
-stat_of() {	# stat_of SIZE_KB NAME
-	cat "$THP/hugepages-$1kB/stats/$2"
-}
-
-vmstat_of() {	# nothing when /proc/vmstat lacks the key
-	awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat
-}
-
-order_count() {	# order_count FILE ORDER FIELD
-	json "$1" "sum(o['$3'] for o in d['counters']['hugepage_faults']['orders'] if o['order'] == $2)"
-}
-
-a64=$(stat_of 64 anon_fault_alloc)
-a2m=$(stat_of 2048 anon_fault_alloc)
-f64=$(stat_of 64 anon_fault_fallback)
-f2m=$(stat_of 2048 anon_fault_fallback)
+a64=$(mthp_stat 64 anon_fault_alloc)
+a2m=$(mthp_stat 2048 anon_fault_alloc)
+f64=$(mthp_stat 64 anon_fault_fallback)
+f2m=$(mthp_stat 2048 anon_fault_fallback)
 vm_alloc=$(vmstat_of thp_fault_alloc)
 
 # 3 x 4 MiB, 2 MiB aligned: 6 PMD hugepages; 5 x 1 MiB: too small for a
@@ -55,17 +33,17 @@ if stat_json "$TMP/thp.json" sh -c "$BENCH fault --size 4M --count 3 --thp alway
 	got4=$(order_count "$TMP/thp.json" 4 alloc)
 	got9=$(order_count "$TMP/thp.json" 9 alloc)
 	check_eq "order 9 allocs = hugepages-2048kB anon_fault_alloc delta" \
-		"$(minus "$(stat_of 2048 anon_fault_alloc)" "$a2m")" "$got9"
+		"$(minus "$(mthp_stat 2048 anon_fault_alloc)" "$a2m")" "$got9"
 	check_eq "order 4 allocs = hugepages-64kB anon_fault_alloc delta" \
-		"$(minus "$(stat_of 64 anon_fault_alloc)" "$a64")" "$got4"
+		"$(minus "$(mthp_stat 64 anon_fault_alloc)" "$a64")" "$got4"
 	check_eq "order 9 allocs = /proc/vmstat thp_fault_alloc delta" \
 		"$(minus "$(vmstat_of thp_fault_alloc)" "$vm_alloc")" "$got9"
 	check_eq "order 9 allocs = geometry (3 x 4M)" 6 "$got9"
 	check_eq "order 4 allocs = geometry (5 x 1M / 64K)" 80 "$got4"
 	check_eq "order 4 fallbacks = hugepages-64kB anon_fault_fallback delta" \
-		"$(minus "$(stat_of 64 anon_fault_fallback)" "$f64")" "$(order_count "$TMP/thp.json" 4 fallback)"
+		"$(minus "$(mthp_stat 64 anon_fault_fallback)" "$f64")" "$(order_count "$TMP/thp.json" 4 fallback)"
 	check_eq "order 9 fallbacks = hugepages-2048kB anon_fault_fallback delta" \
-		"$(minus "$(stat_of 2048 anon_fault_fallback)" "$f2m")" "$(order_count "$TMP/thp.json" 9 fallback)"
+		"$(minus "$(mthp_stat 2048 anon_fault_fallback)" "$f2m")" "$(order_count "$TMP/thp.json" 9 fallback)"
 	check_eq "no other orders" 0 \
 		"$(json "$TMP/thp.json" "sum(o['alloc'] for o in d['counters']['hugepage_faults']['orders'] if o['order'] not in (4, 9))")"
 	check_eq "the bench saw 2M folios (AnonHugePages kB)" $((3 * 4096)) \
@@ -80,13 +58,18 @@ fi
 
 # MADV_COLLAPSE: every collapse_huge_page() attempt allocates first (and
 # counts thp_collapse_alloc or _failed), then reports one result; the
-# allocations are not faults
+# allocations are not faults.  The workload's collapses are MADV_COLLAPSE
+# ones, not khugepaged's (which may collapse elsewhere meanwhile).
 if stat_json "$TMP/collapse.json" "$BENCH" collapse --size 8M --count 2; then
 	check_eq "collapse results = thp_collapse_alloc + _failed" \
 		"$(json "$TMP/collapse.json" "d['kernel_counters']['vmstat']['thp_collapse_alloc'] + d['kernel_counters']['vmstat']['thp_collapse_alloc_failed']")" \
-		"$(json "$TMP/collapse.json" "sum(d['counters']['khugepaged_collapse'].values())")"
-	check_eq "collapse: SCAN_SUCCEED seen" True \
-		"$(json "$TMP/collapse.json" "d['counters']['khugepaged_collapse'].get('SCAN_SUCCEED', 0) >= 1")"
+		"$(json "$TMP/collapse.json" "sum(d['counters']['khugepaged_collapse'].values()) + sum(d['counters']['madv_collapse'].values())")"
+	check_eq "collapse: MADV_COLLAPSE SCAN_SUCCEED = geometry (2 x 8M / 2M)" 8 \
+		"$(json "$TMP/collapse.json" "d['counters']['madv_collapse'].get('SCAN_SUCCEED', 0)")"
+	check_eq "collapse: the bench saw its 2M folios (AnonHugePages kB after)" $((2 * 8192)) \
+		"$(awk -F'anon_huge_kb_after=' '/^collapse size=/ { split($2, a, " "); s += a[1] } END { print s }' "$TMP/workload.out")"
+	check_eq "collapse: the text report names MADV_COLLAPSE" 1 \
+		"$("$PTSCOPE" stat -- "$BENCH" collapse --size 2M --count 1 2>&1 | grep -c '^MADV_COLLAPSE collapses (traced processes): SCAN_SUCCEED=1')"
 	check_eq "collapse: thp.fault_alloc attached" yes \
 		"$(attached "$TMP/collapse.json" thp.fault_alloc)"
 	check_eq "collapse: no fault allocations inferred from MADV_COLLAPSE" 0 \

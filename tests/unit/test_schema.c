@@ -193,10 +193,11 @@ static void json_value(struct value_set *set, json_object *val,
 	set_add(set, json_object_get_double(val), "%s.%s[%s]", sec, key, label);
 }
 
-/* section "khugepaged_collapse" holds results, not named fields */
+/* the collapse sections hold results, not named fields */
 static bool result_section(const char *sec)
 {
-	return !strcmp(sec, "khugepaged_collapse");
+	return !strcmp(sec, "khugepaged_collapse") ||
+	       !strcmp(sec, "madv_collapse");
 }
 
 static void json_section(struct value_set *set, const char *sec,
