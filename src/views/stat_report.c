@@ -83,6 +83,9 @@ static json_object *recording_json(struct stat_state *st,
 			       report_snapshot_json(&st->s.rep, &st->totals));
 	json_object_object_add(root, "kernel_counters",
 			       kcounters_json(&st->kc_total));
+	json_object_object_add(root, "self_check",
+			       report_selfcheck_json(&st->s.rep, &st->totals,
+						     &st->kc_total));
 	for (i = 0; i < st->nr_runs; i++)
 		json_object_array_add(runs, run_json(&st->s, &st->runs[i]));
 	json_object_object_add(root, "runs", runs);
@@ -183,6 +186,7 @@ static void stat_text(FILE *out, struct stat_state *st, json_object *root)
 	report_metric_status(out, &s->rep);
 	report_snapshot_text(out, &s->rep, &st->totals, true);
 	kcounters_text(out, &st->kc_total);
+	report_selfcheck_text(out, &s->rep, &st->totals, &st->kc_total);
 	procs_text(out, &st->totals);
 	report_cgroups_text(out, &s->rep, &st->totals, (int)st->totals.nr_cgroups,
 			    false);
