@@ -4,7 +4,8 @@
 Usage: check_patched.py VARIANT CONSOLE-OUTPUT [SAVE-DIR [LEVEL-CASES]]
 
 VARIANT is patched, batching or fix (kernel/build).  Prints TAP lines.
-SAVE-DIR receives VARIANT.json, the lab_off4k recording, for ptscope diff.
+SAVE-DIR receives VARIANT.json, the lab_repeat recording (3 runs), for
+ptscope diff.
 
 Ground truth:
 - the geometry of each mremap scenario (check_matrix.EXPECT), which the
@@ -34,8 +35,11 @@ import check_dashboard  # noqa: E402
 
 GIB = 1 << 30
 KIB = 1 << 10
-LAB = {"lab_pte": (1036 * KIB // (4 * KIB), 1),
-       "lab_off4k": (GIB // (4 * KIB), 1024)}
+MIB = 1 << 20
+# name: (PTEs, PTE extents) of one run, and the runs (stat --repeat)
+LAB = {"lab_pte": (1036 * KIB // (4 * KIB), 1, 1),
+       "lab_off4k": (GIB // (4 * KIB), 1024, 1),
+       "lab_repeat": (128 * MIB // (4 * KIB), 128, 3)}
 
 
 def check_probe(variant, blocks):
@@ -53,12 +57,15 @@ def check_probe(variant, blocks):
 
 
 def check_lab(variant, blocks, save_dir, names):
-    """4 checks per name"""
+    """4 checks per name, and one per run of a repeated one"""
     for name in names:
-        ptes, extents = LAB[name]
+        ptes, extents, runs = LAB[name]
         report = stat(blocks, "auto", name)
         if report is None:
             continue
+        if runs > 1:
+            check_lab_runs(variant, name, report, ptes, extents, runs)
+            ptes, extents = ptes * runs, extents * runs
         c = report["counters"]
         lv = c.get("mremap_levels", {})
         lookups = c.get("folio_lookups", {})
@@ -86,9 +93,26 @@ def check_lab(variant, blocks, save_dir, names):
             print("# %s %s: vm_normal_folio inside move_page_tables, mean "
                   "%.0f ns over %d calls (fentry/fexit, qemu TCG)" % (
                       variant, name, lat["sum"] / lat["count"], lat["count"]))
-        if name == "lab_off4k" and save_dir:
+        if name == "lab_repeat" and save_dir:
             with open(os.path.join(save_dir, variant + ".json"), "w") as f:
                 f.write(blocks[("stat", "auto", name)])
+
+
+def check_lab_runs(variant, name, report, ptes, extents, runs):
+    """each run of a --repeat recording moved the geometry's PTEs, with
+    its lookups; 1 check per run, and 1 for their number"""
+    got = report.get("runs", [])
+    tap(len(got) == runs, "%s %s: %d runs recorded (want %d)" % (
+        variant, name, len(got), runs))
+    want = ptes - extents if variant == "batching" else 0
+    for i, run in enumerate(got):
+        lv = run["counters"].get("mremap_levels", {})
+        calls = run["counters"].get("folio_lookups", {}).get("calls")
+        tap((lv.get("ptes"), lv.get("folio_lookups"), calls) == (ptes, want, want),
+            "%s %s run %d: PTEs, move_ptes lookups, vm_normal_folio calls "
+            "%s (want %s)" % (variant, name, i + 1,
+                              (lv.get("ptes"), lv.get("folio_lookups"), calls),
+                              (ptes, want, want)))
 
 
 def lab_timing(variant, blocks, save_dir):
@@ -186,7 +210,7 @@ def check_export(variant, blocks):
             variant, (page or "")[:200],
             blocks.get(("exporterr", "auto", "lab_pte"), "")[-300:]))
         return
-    ptes, extents = LAB["lab_pte"]
+    ptes, extents, _ = LAB["lab_pte"]
     want_lookups = ptes - extents if variant == "batching" else 0
     samples = cm.prom_samples(page)
     names = ("ptscope_ptes_moved_total", "ptscope_pte_batches_total",
@@ -273,8 +297,9 @@ def variant_units(variant, save_dir, cases):
         ("%s probe" % variant, 3, lambda b: check_probe(variant, b)),
         ("%s lab timing" % variant, 1, lambda b: lab_timing(variant, b, save_dir)),
     ]
-    for name in LAB:
-        units.append(("%s %s" % (variant, name), 4,
+    for name, (_, _, runs) in LAB.items():
+        checks = 4 + (runs + 1 if runs > 1 else 0)
+        units.append(("%s %s" % (variant, name), checks,
                       lambda b, n=name: check_lab(variant, b, save_dir, [n])))
     units.append(("%s export" % variant, 3, lambda b: check_export(variant, b)))
     if variant != "patched":

@@ -225,7 +225,7 @@ batch_scenarios() {
 		--dst-offset "${cont_kb}K" --thp never --count 1
 	cp /tmp/stat.json /tmp/batch_pages.json
 	extra=$saved_extra
-	ptscope diff /tmp/batch_pages.json /tmp/batch_mthp.json >/tmp/diff.txt 2>&1
+	ptscope diff --all /tmp/batch_pages.json /tmp/batch_mthp.json >/tmp/diff.txt 2>&1
 	echo "diff exit $?" >>/tmp/diff.txt
 	block diff "mode=$mode scenario=batch" /tmp/diff.txt
 }

@@ -25,6 +25,9 @@ probe auto
 mode=auto
 scenario lab_pte --size 1036K --align page --thp never --count 1
 scenario lab_off4k --size 1G --align pud --dst-offset 4K --thp never --count 1
+# the regression as diff sees it: 3 runs a variant, batching against fix
+extra="--metric mremap.folio_lookups --repeat 3"
+scenario lab_repeat --size 128M --align pud --dst-offset 4K --thp never --count 1
 extra=
 
 # the exporter on the lab's small move: the page a dashboard would scrape
