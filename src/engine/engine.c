@@ -250,6 +250,11 @@ static bool said_before(const struct pts_choice *ch, int i)
 }
 
 /* Candidates written for another kernel's prototype are left out. */
+bool engine_reason_shown(const struct pts_choice *ch, int i)
+{
+	return ch->why[i][0] && !ch->other_kernel[i] && !said_before(ch, i);
+}
+
 void engine_unavailable_reason(const struct pts_choice *ch, char *buf,
 			       size_t len)
 {
@@ -258,7 +263,7 @@ void engine_unavailable_reason(const struct pts_choice *ch, char *buf,
 
 	buf[0] = '\0';
 	for (i = 0; i < ch->metric->nr_cands && used < len; i++) {
-		if (!ch->why[i][0] || ch->other_kernel[i] || said_before(ch, i))
+		if (!engine_reason_shown(ch, i))
 			continue;
 		used += snprintf(buf + used, len - used, "%s%s",
 				 used ? "; " : "", ch->why[i]);

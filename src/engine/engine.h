@@ -53,6 +53,8 @@ bool engine_available(const struct pts_engine *eng, const char *metric);
  */
 bool engine_provides(const struct pts_engine *eng, const char *metric,
 		     unsigned int needs_any, unsigned int excludes);
+/* is candidate @i's reason one of its metric's unavailability reasons? */
+bool engine_reason_shown(const struct pts_choice *ch, int i);
 /* "reason1; reason2" for an unavailable metric */
 void engine_unavailable_reason(const struct pts_choice *choice, char *buf,
 			       size_t len);

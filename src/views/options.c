@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "data/format.h"
 #include "engine/catalog.h"
 #include "views/options.h"
 
@@ -269,33 +270,6 @@ static void join(char *buf, size_t len, const char **words, int n,
 #define HELP_COL	21	/* where the help text of an entry starts */
 #define HELP_WIDTH	79
 
-/* @n bytes of @word at column @col, or at @indent of the next line */
-static int put_word(FILE *out, int col, int indent, const char *word, int n)
-{
-	if (col > indent && col + 1 + n > HELP_WIDTH) {
-		fprintf(out, "\n%*s", indent, "");
-		col = indent;
-	} else if (col > indent) {
-		fputc(' ', out);
-		col++;
-	}
-	fprintf(out, "%.*s", n, word);
-	return col + n;
-}
-
-/* @text's words from column @col on, wrapped to lines starting at @indent */
-static int put_words(FILE *out, int col, int indent, const char *text)
-{
-	int n;
-
-	for (text += strspn(text, " "); *text; text += strspn(text, " ")) {
-		n = strcspn(text, " ");
-		col = put_word(out, col, indent, text, n);
-		text += n;
-	}
-	return col;
-}
-
 /* "  NAME   text tail": @text word-wrapped below itself, @tail unbroken */
 static void print_entry(FILE *out, const char *name, const char *text,
 			const char *tail)
@@ -308,9 +282,9 @@ static void print_entry(FILE *out, const char *name, const char *text,
 		col = 0;
 	}
 	fprintf(out, "%*s", HELP_COL - col, "");
-	col = put_words(out, HELP_COL, HELP_COL, text);
+	col = fmt_wrap(out, HELP_COL, HELP_COL, HELP_WIDTH, text);
 	if (tail && *tail)
-		put_word(out, col, HELP_COL, tail, strlen(tail));
+		fmt_wrap_word(out, col, HELP_COL, HELP_WIDTH, tail, strlen(tail));
 	fputc('\n', out);
 }
 
@@ -398,7 +372,7 @@ void options_command_usage(FILE *out, enum pts_command cmd)
 		return;
 	}
 	fprintf(out, "Usage: %s\n", c->usage);
-	put_words(out, 0, 0, c->help);
+	fmt_wrap(out, 0, 0, HELP_WIDTH, c->help);
 	fputs(".\n\nOptions:\n", out);
 	for (i = 0; i < ARRAY_SIZE(opt_specs); i++)
 		if (!opt_specs[i].cmds || (opt_specs[i].cmds & CMD(cmd)))
