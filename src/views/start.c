@@ -65,22 +65,22 @@ static const char *kind_reason(const struct pts_choice *ch, int kind)
 static void warn_unavailable(const struct pts_choice *ch,
 			     const struct pts_options *opts)
 {
-	char reason[1024], flag[64];
+	char reason[1024];
 	const char *why = NULL;
 
-	if (ch->opted_in) {
-		snprintf(flag, sizeof(flag), "--metric %s", ch->metric->name);
-	} else {
-		snprintf(flag, sizeof(flag), "--mode %s",
-			 path_kind_name(opts->mode));
+	if (!ch->opted_in)
 		why = kind_reason(ch, opts->mode);
-	}
 	if (!why) {
 		engine_unavailable_reason(ch, reason, sizeof(reason));
 		why = reason;
 	}
-	fprintf(stderr, "ptscope: warning: %s: %s unavailable (%s)\n", flag,
-		ch->metric->name, why);
+	if (ch->opted_in)
+		fprintf(stderr, "ptscope: warning: --metric %s unavailable "
+			"(%s)\n", ch->metric->name, why);
+	else
+		fprintf(stderr, "ptscope: warning: --mode %s: %s unavailable "
+			"(%s)\n", path_kind_name(opts->mode), ch->metric->name,
+			why);
 }
 
 /* the metrics an explicit --mode or --metric left without a path */

@@ -79,6 +79,10 @@ if [ -z "${PTSCOPE_KERNEL_HAS_FENTRY:-}" ]; then
 	"$PTSCOPE" stat --mode fentry -- true >/dev/null 2>"$TMP/fentry.err"
 	check_eq "stat --mode fentry (refused here): exit 0, warns mremap.calls is unavailable and why" \
 		"0 1" "$? $(grep -c '^ptscope: warning: --mode fentry: mremap.calls unavailable (fentry: load refused, EPERM' "$TMP/fentry.err")"
+	# folio lookups need move_page_tables, which needs fentry or kprobes
+	"$PTSCOPE" stat --metric mremap.folio_lookups -- true >/dev/null 2>"$TMP/metric.err"
+	check_eq "stat --metric mremap.folio_lookups (no fentry here): exit 0, warns with the reason" \
+		"0 1" "$? $(grep -c '^ptscope: warning: --metric mremap.folio_lookups unavailable (needs ' "$TMP/metric.err")"
 	"$PTSCOPE" probe >"$TMP/probe.txt" 2>&1
 	if grep -q 'fentry: load refused, EPERM' "$TMP/probe.txt" &&
 	   grep -q 'move_pgt_entry: inlined, no symbol' "$TMP/probe.txt"; then
