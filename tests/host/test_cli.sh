@@ -202,6 +202,15 @@ for args in "top" "snoop" "export --listen 127.0.0.1:$(free_port)"; do
 		"1 yes" "$rc $(grep -q "no process with pid $missing" "$TMP/nopid.err" && echo yes)"
 done
 
+# stat -p PID parses: whatever stat makes of it, it must not crash
+timeout 30 "$PTSCOPE" stat -p $$ -d 1 >/dev/null 2>"$TMP/statp.err"
+rc=$?
+if [ $rc -lt 124 ] && [ -s "$TMP/statp.err" -o $rc -eq 0 ]; then
+	ok "stat -p $$ -d 1: exit $rc, no crash"
+else
+	not_ok "stat -p $$ -d 1: exit $rc (a signal or the timeout), stderr '$(head -n1 "$TMP/statp.err")'"
+fi
+
 # -c longer than the kernel's 15-character comm: matched in its cut form,
 # said once; the bench, run as a 22-character name, is seen
 cp "$BENCH" "$TMP/ptscope-bench-longname"
