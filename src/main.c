@@ -13,15 +13,14 @@
 
 #define PTSCOPE_VERSION "0.1.0"
 
-static bool verbose;
+static bool libbpf_debug;
 
+/* libbpf's log: its warnings too, as the engine reports refusals itself */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)
 {
-	if (level == LIBBPF_DEBUG && !verbose)
+	if (level != LIBBPF_INFO && !libbpf_debug)
 		return 0;
-	if (level == LIBBPF_WARN && !verbose)
-		return 0;	/* the engine reports refusals itself */
 	return vfprintf(stderr, fmt, args);
 }
 
@@ -34,13 +33,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptscope: %s\n", err);
 		return 2;
 	}
-	verbose = opts.verbose;
+	options_notes(&opts, stderr);
+	libbpf_debug = opts.libbpf_debug;
 	libbpf_set_print(libbpf_print);
 	signals_install();
 
 	switch (opts.cmd) {
 	case PTS_CMD_HELP:
-		options_usage(stdout);
+		options_command_usage(stdout, opts.help_cmd);
 		return 0;
 	case PTS_CMD_VERSION:
 		printf("ptscope %s (libbpf %s)\n", PTSCOPE_VERSION,
@@ -49,6 +49,13 @@ int main(int argc, char **argv)
 	case PTS_CMD_PROBE:
 		return view_probe(&opts);
 	case PTS_CMD_STAT:
+		/* the options take stat -p PID; view_stat() runs commands only */
+		if (!opts.cmd_argv) {
+			fprintf(stderr, "ptscope: stat -p is not in this build "
+				"yet; ptscope top -p PID traces a running "
+				"process\n");
+			return 2;
+		}
 		return view_stat(&opts);
 	case PTS_CMD_TOP:
 		return view_top(&opts);

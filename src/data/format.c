@@ -208,3 +208,29 @@ const char *mremap_class_desc(unsigned int class)
 {
 	return class < PTS_MREMAP_CLASSES ? class_descs[class] : "?";
 }
+
+int fmt_wrap_word(FILE *out, int col, int indent, int width, const char *word,
+		  int n)
+{
+	if (col > indent && col + 1 + n > width) {
+		fprintf(out, "\n%*s", indent, "");
+		col = indent;
+	} else if (col > indent) {
+		fputc(' ', out);
+		col++;
+	}
+	fprintf(out, "%.*s", n, word);
+	return col + n;
+}
+
+int fmt_wrap(FILE *out, int col, int indent, int width, const char *text)
+{
+	int n;
+
+	for (text += strspn(text, " "); *text; text += strspn(text, " ")) {
+		n = strcspn(text, " ");
+		col = fmt_wrap_word(out, col, indent, width, text, n);
+		text += n;
+	}
+	return col;
+}

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <json-c/json.h>
 
 const char *fmt_bytes(char *buf, size_t len, uint64_t bytes);
@@ -26,6 +27,15 @@ const char *fmt_escape(char *buf, size_t len, const char *src);
  * as \u escapes and invalid UTF-8 as U+FFFD (json-c escapes only C0).
  */
 json_object *fmt_json_string(const char *s);
+/*
+ * Word-wrapped text for help and reports: @n bytes of @word at column
+ * @col, after a space, or at column @indent of a new line when it would
+ * pass @width.  Returns the column after it.
+ */
+int fmt_wrap_word(FILE *out, int col, int indent, int width, const char *word,
+		  int n);
+/* @text's words so, from column @col; returns the column after them */
+int fmt_wrap(FILE *out, int col, int indent, int width, const char *text);
 const char *mremap_class_name(unsigned int class);
 const char *mremap_class_desc(unsigned int class);
 

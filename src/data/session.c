@@ -108,7 +108,8 @@ static void explain_attach_failure(int err)
 			"kernel; 'ptscope probe' shows why for each one\n");
 	else
 		fprintf(stderr, "ptscope: loading BPF programs failed: %s; rerun "
-			"with -v for the libbpf log, or try --mode tracepoint\n",
+			"with -v for what was refused, --libbpf-debug for "
+			"libbpf's log, or try --mode tracepoint\n",
 			strerror(-err));
 }
 

@@ -138,7 +138,7 @@ static int candidate_usable(const struct pts_engine *eng,
 	    metric_has_kind(m, eng->mode)) {
 		snprintf(why, len, "not selected: --mode %s",
 			 path_kind_name(eng->mode));
-		return -EPERM;
+		return -ECANCELED;
 	}
 	for (i = 0; i < PTS_MAX_REQS && c->reqs[i].kind; i++) {
 		if (c->reqs[i].kind == PTS_REQ_METRIC_PATH)
@@ -185,6 +185,7 @@ static void choose_one(struct pts_engine *eng, struct pts_choice *ch,
 		if (ch->refused[i])
 			continue;	/* keep the kernel's reason */
 		ch->why[i][0] = '\0';
+		ch->err[i] = 0;
 		ch->other_kernel[i] = false;
 		if (ch->chosen >= 0) {
 			snprintf(ch->why[i], PTS_WHY_LEN, "not needed: an earlier "
@@ -193,6 +194,7 @@ static void choose_one(struct pts_engine *eng, struct pts_choice *ch,
 		}
 		err = candidate_usable(eng, m, &m->cands[i], check, ctx,
 				       ch->targets, ch->why[i], PTS_WHY_LEN);
+		ch->err[i] = err;
 		if (!err)
 			ch->chosen = i;
 		ch->other_kernel[i] = err == -EINVAL;
@@ -248,6 +250,11 @@ static bool said_before(const struct pts_choice *ch, int i)
 }
 
 /* Candidates written for another kernel's prototype are left out. */
+bool engine_reason_shown(const struct pts_choice *ch, int i)
+{
+	return ch->why[i][0] && !ch->other_kernel[i] && !said_before(ch, i);
+}
+
 void engine_unavailable_reason(const struct pts_choice *ch, char *buf,
 			       size_t len)
 {
@@ -256,11 +263,46 @@ void engine_unavailable_reason(const struct pts_choice *ch, char *buf,
 
 	buf[0] = '\0';
 	for (i = 0; i < ch->metric->nr_cands && used < len; i++) {
-		if (!ch->why[i][0] || ch->other_kernel[i] || said_before(ch, i))
+		if (!engine_reason_shown(ch, i))
 			continue;
 		used += snprintf(buf + used, len - used, "%s%s",
 				 used ? "; " : "", ch->why[i]);
 	}
+}
+
+/*
+ * What the engine's own choice gives (-ECANCELED: --mode), what is absent
+ * (-ENOENT: no symbol, tracepoint or BTF; -EINVAL: another prototype;
+ * -ENOSYS: not implemented) and what depends on another metric are not
+ * the kernel refusing anything; -EOPNOTSUPP is a kernel built without it.
+ */
+bool engine_kernel_refused(const struct pts_choice *ch, int i)
+{
+	switch (ch->err[i]) {
+	case 0:
+	case -ECANCELED:
+	case -ENOENT:
+	case -EINVAL:
+	case -ENOSYS:
+	case -EOPNOTSUPP:
+		return false;
+	}
+	return true;
+}
+
+unsigned int engine_refused_kinds(const struct pts_engine *eng, int err)
+{
+	const struct pts_choice *ch;
+	unsigned int kinds = 0;
+	int i, j;
+
+	for (i = 0; i < eng->nr_choices; i++) {
+		ch = &eng->choices[i];
+		for (j = 0; j < ch->metric->nr_cands; j++)
+			if (engine_kernel_refused(ch, j) && ch->err[j] == err)
+				kinds |= 1u << ch->metric->cands[j].kind;
+	}
+	return kinds;
 }
 
 const char *engine_retarget_of(const struct pts_choice *ch,
@@ -352,9 +394,11 @@ static int isolate_load_failure(struct pts_engine *eng,
 		if (!err)
 			continue;
 		ch->refused[ch->chosen] = true;
+		ch->err[ch->chosen] = err;
 		snprintf(ch->why[ch->chosen], PTS_WHY_LEN,
-			 "%s: load failed, %s (-v shows the verifier log)",
-			 path_kind_name(c->kind), strerror(-err));
+			 "%s: load failed, %s (--libbpf-debug shows the "
+			 "verifier log)", path_kind_name(c->kind),
+			 strerror(-err));
 		marked++;
 	}
 	return marked;
@@ -395,6 +439,7 @@ static int attach_chosen(struct pts_engine *eng)
 			}
 			bpf_link__destroy(link);
 			ch->refused[ch->chosen] = true;
+			ch->err[ch->chosen] = err;
 			snprintf(ch->why[ch->chosen], PTS_WHY_LEN,
 				 "%s: attach of %s failed, %s",
 				 path_kind_name(c->kind), c->progs[j],

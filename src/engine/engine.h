@@ -24,6 +24,7 @@ struct pts_choice {
 	bool refused[PTS_MAX_CANDS];	/* refused by the kernel at load/attach */
 	bool other_kernel[PTS_MAX_CANDS];	/* written for another prototype */
 	char why[PTS_MAX_CANDS][PTS_WHY_LEN];
+	int err[PTS_MAX_CANDS];		/* why[]'s -errno; 0: none */
 	/* for the chosen candidate: the function each retarget resolved to */
 	const char *targets[PTS_MAX_RETARGETS];
 	bool opted_in;			/* an opt_in metric the user asked for */
@@ -52,12 +53,22 @@ bool engine_available(const struct pts_engine *eng, const char *metric);
  */
 bool engine_provides(const struct pts_engine *eng, const char *metric,
 		     unsigned int needs_any, unsigned int excludes);
+/* is candidate @i's reason one of its metric's unavailability reasons? */
+bool engine_reason_shown(const struct pts_choice *ch, int i);
 /* "reason1; reason2" for an unavailable metric */
 void engine_unavailable_reason(const struct pts_choice *choice, char *buf,
 			       size_t len);
 /* the function retargeted program @prog of candidate @c attaches to, or NULL */
 const char *engine_retarget_of(const struct pts_choice *ch,
 			       const struct pts_candidate *c, const char *prog);
+/*
+ * Was a candidate turned down with @err by the kernel itself (a test load,
+ * the load or the attach), as opposed to missing from this kernel?
+ * Bit i of the result: a candidate of path kind i was.
+ */
+unsigned int engine_refused_kinds(const struct pts_engine *eng, int err);
+/* was candidate @i of @ch turned down by the kernel (see above)? */
+bool engine_kernel_refused(const struct pts_choice *ch, int i);
 int engine_attach(struct pts_engine *eng, const struct pts_config *cfg,
 		  pts_check_fn check, void *ctx);
 void engine_detach(struct pts_engine *eng);

@@ -10,11 +10,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "data/format.h"
 #include "engine/catalog.h"
 #include "views/options.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define CMD(c)		(1u << (c))
+/* the commands that trace: they filter and choose attach paths */
+#define CMDS_TRACING	(CMD(PTS_CMD_TOP) | CMD(PTS_CMD_STAT) | \
+			 CMD(PTS_CMD_SNOOP) | CMD(PTS_CMD_EXPORT))
+#define CMDS_REPORTING	(CMD(PTS_CMD_TOP) | CMD(PTS_CMD_STAT) | \
+			 CMD(PTS_CMD_SNOOP) | CMD(PTS_CMD_PROBE) | \
+			 CMD(PTS_CMD_DIFF) | CMD(PTS_CMD_MAPS))
 #define PTS_XSTR(x)	#x
 #define PTS_STR(x)	PTS_XSTR(x)
 
@@ -26,31 +33,65 @@
 #define OPT_BPF_STATS	(OPT_FIRST_LONG + 3)
 #define OPT_CGROUP	(OPT_FIRST_LONG + 4)
 #define OPT_CGROUP_LABELS	(OPT_FIRST_LONG + 5)
+#define OPT_REPEAT	(OPT_FIRST_LONG + 6)
+#define OPT_ALL		(OPT_FIRST_LONG + 7)
+#define OPT_FAIL_ON_CHANGE	(OPT_FIRST_LONG + 8)
+#define OPT_MIN_EFFECT	(OPT_FIRST_LONG + 9)
+#define OPT_ALPHA	(OPT_FIRST_LONG + 10)
+#define OPT_LIBBPF_DEBUG	(OPT_FIRST_LONG + 11)
 
 struct cmd_spec {
 	const char *name;
 	enum pts_command cmd;
 	const char *args;	/* what follows the name in --help */
 	const char *help;	/* NULL: not listed */
+	const char *usage;	/* its own --help: what follows "Usage: " */
+	const char *examples;	/* its own --help: lines of examples */
 };
 
 static const struct cmd_spec cmd_specs[] = {
 	{ "top", PTS_CMD_TOP, NULL,
-	  "live totals, per-process and per-cgroup tables (default)" },
+	  "live totals, per-process and per-cgroup tables (default)",
+	  "ptscope [top] [OPTIONS]",
+	  "  ptscope top -i 2 -c stress-ng-bighe  # live, refresh every 2 s\n"
+	  "  ptscope top --listen 127.0.0.1:9477  # and Prometheus at once\n"
+	  "  ptscope top --cgroup system.slice    # that cgroup and below\n" },
 	{ "stat", PTS_CMD_STAT, "[OPTS] -- CMD",
-	  "run CMD, trace it and its children, summarize at exit" },
+	  "run CMD, trace it and its children, summarize at exit",
+	  "ptscope stat [OPTIONS] -- CMD [ARGS]\n"
+	  "       ptscope stat [OPTIONS] -p PID [-d S]",
+	  "  ptscope stat -- stress-ng --bigheap 1 -t 5\n"
+	  "  ptscope stat --repeat 5 --json -o base.json -- ./workload\n"
+	  "  ptscope stat -p 1234 -d 10           # a running process, 10 s\n" },
 	{ "probe", PTS_CMD_PROBE, NULL,
-	  "what this kernel offers and which path each metric uses" },
+	  "what this kernel offers and which path each metric uses",
+	  "ptscope probe [OPTIONS]",
+	  "  ptscope probe                        # attach paths on this kernel\n"
+	  "  ptscope probe --mode fentry          # what fentry alone gives\n"
+	  "  ptscope probe --json -o probe.json\n" },
 	{ "snoop", PTS_CMD_SNOOP, NULL,
-	  "one line per event (each mremap, each hugepage fault)" },
+	  "one line per event (each mremap, each hugepage fault)",
+	  "ptscope snoop [OPTIONS]",
+	  "  ptscope snoop -p 1234                # its mremaps and faults\n"
+	  "  ptscope snoop --json -d 5 -o events.json\n" },
 	{ "export", PTS_CMD_EXPORT, NULL,
-	  "serve Prometheus metrics (default 127.0.0.1:9477)" },
+	  "serve Prometheus metrics (default 127.0.0.1:9477)",
+	  "ptscope export [OPTIONS]",
+	  "  ptscope export                       # /metrics on 127.0.0.1:9477\n"
+	  "  ptscope export --listen 0.0.0.0:9477 --cgroup-labels 10\n" },
 	{ "diff", PTS_CMD_DIFF, "BASE NEW",
-	  "compare two 'stat --json' recordings" },
+	  "compare two 'stat --json' recordings",
+	  "ptscope diff [OPTIONS] BASE.json NEW.json",
+	  "  ptscope diff base.json new.json\n"
+	  "  ptscope diff --fail-on-change --min-effect 5 base.json new.json\n"
+	  "  ptscope diff --all --json base.json new.json\n" },
 	{ "maps", PTS_CMD_MAPS, "-p PID|-c COMM",
 	  "what is mapped now per folio size: PMD-mapped, PTE-mapped large "
-	  "(aligned, unaligned, partial), small" },
-	{ "help", PTS_CMD_HELP, NULL, NULL },
+	  "(aligned, unaligned, partial), small",
+	  "ptscope maps [OPTIONS] -p PID|-c COMM",
+	  "  ptscope maps -p 1234                 # its folios by size\n"
+	  "  ptscope maps -c java -i 2            # refresh every 2 s\n" },
+	{ "help", PTS_CMD_HELP, NULL, NULL, NULL, NULL },
 };
 
 static const char *const sort_keys[] = {
@@ -108,9 +149,13 @@ struct opt_spec {
 
 static const struct opt_spec opt_specs[] = {
 	{ .name = "pid", .val = 'p', .arg = "PID",
-	  .help = "only this process (tgid)" },
+	  .cmds = CMDS_TRACING | CMD(PTS_CMD_MAPS),
+	  .help = "only this process (tgid); stat: trace it instead of "
+		  "running a command" },
 	{ .name = "comm", .val = 'c', .arg = "COMM",
-	  .help = "only tasks with this command name" },
+	  .cmds = CMDS_TRACING | CMD(PTS_CMD_MAPS),
+	  .help = "only tasks with this command name, as the kernel keeps it "
+		  "(its first 15 characters)" },
 	{ .name = "cgroup", .val = OPT_CGROUP, .arg = "PATH",
 	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_STAT) | CMD(PTS_CMD_SNOOP) |
 		  CMD(PTS_CMD_EXPORT),
@@ -122,18 +167,43 @@ static const struct opt_spec opt_specs[] = {
 	  .help = "refresh interval in seconds, at least 0.01; maps reports "
 		  "once without it", .dflt = "1" },
 	{ .name = "duration", .val = 'd', .arg = "S",
-	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_SNOOP) | CMD(PTS_CMD_EXPORT) |
-		  CMD(PTS_CMD_MAPS),
-	  .help = "stop after S seconds", .dflt = "until Ctrl-C" },
+	  .cmds = CMDS_TRACING | CMD(PTS_CMD_MAPS),
+	  .help = "stop after S seconds; stat: only with -p", .dflt = "until "
+		  "Ctrl-C" },
 	{ .name = "rows", .val = 'r', .arg = "N", .cmds = CMD(PTS_CMD_TOP),
 	  .help = "rows of each table (processes, cgroups)", .dflt = "20" },
 	{ .name = "sort", .val = 's', .arg = "KEY", .cmds = CMD(PTS_CMD_TOP),
 	  .help = "sort both tables (cgroups by path for pid) by",
 	  .choices = sort_choices, .dflt = "activity" },
-	{ .name = "json", .val = 'j', .help = "JSON output" },
-	{ .name = "output", .val = 'o', .arg = "FILE",
+	{ .name = "repeat", .val = OPT_REPEAT, .arg = "N",
+	  .cmds = CMD(PTS_CMD_STAT),
+	  .refuse = "--repeat applies to stat only",
+	  .help = "run CMD N times under one attach (with -p: N windows of "
+		  "-d seconds), mean and stddev per metric; at most "
+		  PTS_STR(PTS_MAX_REPEAT), .dflt = "1" },
+	{ .name = "all", .val = OPT_ALL, .cmds = CMD(PTS_CMD_DIFF),
+	  .refuse = "--all applies to diff only",
+	  .help = "show every row, not only the changed ones" },
+	{ .name = "fail-on-change", .val = OPT_FAIL_ON_CHANGE,
+	  .cmds = CMD(PTS_CMD_DIFF),
+	  .refuse = "--fail-on-change applies to diff only",
+	  .help = "exit 1 when a row changed (for CI)" },
+	{ .name = "min-effect", .val = OPT_MIN_EFFECT, .arg = "PCT",
+	  .cmds = CMD(PTS_CMD_DIFF),
+	  .refuse = "--min-effect applies to diff only",
+	  .help = "smallest change in percent that counts, 0 to 1000",
+	  .dflt = "2" },
+	{ .name = "alpha", .val = OPT_ALPHA, .arg = "A",
+	  .cmds = CMD(PTS_CMD_DIFF),
+	  .refuse = "--alpha applies to diff only",
+	  .help = "significance level of the test, between 0 and 1",
+	  .dflt = "0.05" },
+	{ .name = "json", .val = 'j', .cmds = CMDS_REPORTING,
+	  .help = "JSON output" },
+	{ .name = "output", .val = 'o', .arg = "FILE", .cmds = CMDS_REPORTING,
 	  .help = "write the report to FILE instead of stdout" },
 	{ .name = "mode", .val = OPT_MODE, .arg = "MODE",
+	  .cmds = CMDS_TRACING | CMD(PTS_CMD_PROBE),
 	  .help = "attach paths to use:", .choices = mode_choices,
 	  .dflt = "auto" },
 	{ .name = "listen", .val = OPT_LISTEN, .arg = "A:P",
@@ -162,9 +232,14 @@ static const struct opt_spec opt_specs[] = {
 		  "summed as cgroup=\"other\"; 0: no cgroup label",
 	  .dflt = "5" },
 	{ .name = "metric", .val = OPT_METRIC, .arg = "NAME",
+	  .cmds = CMDS_TRACING | CMD(PTS_CMD_PROBE),
 	  .help = "also attach an opt-in metric, off by default for its cost:",
 	  .choices = metric_choices },
-	{ .name = "verbose", .val = 'v', .help = "libbpf debug output" },
+	{ .name = "verbose", .val = 'v',
+	  .help = "say what the kernel refused, one line per program" },
+	{ .name = "libbpf-debug", .val = OPT_LIBBPF_DEBUG,
+	  .help = "libbpf's own debug log on stderr (thousands of lines: "
+		  "BTF, relocations, verifier)" },
 	{ .name = "help", .val = 'h', .help = "this text" },
 	{ .name = "version", .val = 'V', .help = "version" },
 };
@@ -173,7 +248,7 @@ static const char examples[] =
 "Examples:\n"
 "  ptscope probe                       # attach paths on this kernel\n"
 "  ptscope stat -- stress-ng --bigheap 1 -t 5\n"
-"  ptscope top -i 2 -c stress-ng       # live, refresh every 2 s\n"
+"  ptscope top -i 2 -c stress-ng-bighe # live, refresh every 2 s\n"
 "  ptscope top --listen 127.0.0.1:9477 # live view and Prometheus at once\n"
 "  ptscope top --cgroup system.slice   # only tasks in that cgroup and below\n"
 "  ptscope stat --json -o run.json -- ./workload\n"
@@ -195,40 +270,21 @@ static void join(char *buf, size_t len, const char **words, int n,
 #define HELP_COL	21	/* where the help text of an entry starts */
 #define HELP_WIDTH	79
 
-/* @n bytes of @word at column @col, or at HELP_COL of the next line */
-static int put_word(FILE *out, int col, const char *word, int n)
-{
-	if (col > HELP_COL && col + 1 + n > HELP_WIDTH) {
-		fprintf(out, "\n%*s", HELP_COL, "");
-		col = HELP_COL;
-	} else if (col > HELP_COL) {
-		fputc(' ', out);
-		col++;
-	}
-	fprintf(out, "%.*s", n, word);
-	return col + n;
-}
-
 /* "  NAME   text tail": @text word-wrapped below itself, @tail unbroken */
 static void print_entry(FILE *out, const char *name, const char *text,
 			const char *tail)
 {
-	int col, n;
+	int col;
 
 	col = fprintf(out, "  %s", name);
-	if (col >= HELP_COL) {
+	if (col > HELP_COL - 2) {	/* two spaces at least before the text */
 		fputc('\n', out);
 		col = 0;
 	}
 	fprintf(out, "%*s", HELP_COL - col, "");
-	col = HELP_COL;
-	for (text += strspn(text, " "); *text; text += strspn(text, " ")) {
-		n = strcspn(text, " ");
-		col = put_word(out, col, text, n);
-		text += n;
-	}
+	col = fmt_wrap(out, HELP_COL, HELP_COL, HELP_WIDTH, text);
 	if (tail && *tail)
-		put_word(out, col, tail, strlen(tail));
+		fmt_wrap_word(out, col, HELP_COL, HELP_WIDTH, tail, strlen(tail));
 	fputc('\n', out);
 }
 
@@ -245,7 +301,8 @@ static void cmd_names(char *buf, size_t len, unsigned int cmds)
 	join(buf, len, words, n, ", ", ", ");
 }
 
-static void print_option(FILE *out, const struct opt_spec *o)
+/* @o's --help entry; @with_cmds: led by the commands it is for */
+static void print_option(FILE *out, const struct opt_spec *o, bool with_cmds)
 {
 	const char *words[MAX_CHOICES];
 	char name[64], text[512], list[256], dflt[64] = "";
@@ -258,9 +315,10 @@ static void print_option(FILE *out, const struct opt_spec *o)
 	if (o->arg && used < sizeof(name))
 		snprintf(name + used, sizeof(name) - used, " %s", o->arg);
 	list[0] = '\0';
-	if (o->cmds)
+	with_cmds = with_cmds && o->cmds;
+	if (with_cmds)
 		cmd_names(list, sizeof(list), o->cmds);
-	used = snprintf(text, sizeof(text), "%s%s%s", list, o->cmds ? ": " : "",
+	used = snprintf(text, sizeof(text), "%s%s%s", list, with_cmds ? ": " : "",
 			o->help);
 	if (o->choices && used < sizeof(text)) {
 		join(list, sizeof(list), words, o->choices(words), "|", "|");
@@ -289,18 +347,66 @@ void options_usage(FILE *out)
 	}
 	fputs("\nOptions:\n", out);
 	for (i = 0; i < ARRAY_SIZE(opt_specs); i++)
-		print_option(out, &opt_specs[i]);
-	fprintf(out, "\n%s", examples);
+		print_option(out, &opt_specs[i], true);
+	fprintf(out, "\n%s\n'ptscope COMMAND --help' shows a command's own "
+		"options.\n", examples);
 }
 
-static int parse_seconds(const char *arg, double *out)
+static const struct cmd_spec *cmd_spec_of(enum pts_command cmd)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cmd_specs); i++)
+		if (cmd_specs[i].cmd == cmd)
+			return &cmd_specs[i];
+	return NULL;
+}
+
+void options_command_usage(FILE *out, enum pts_command cmd)
+{
+	const struct cmd_spec *c = cmd_spec_of(cmd);
+	size_t i;
+
+	if (!c || !c->usage) {
+		options_usage(out);
+		return;
+	}
+	fprintf(out, "Usage: %s\n", c->usage);
+	fmt_wrap(out, 0, 0, HELP_WIDTH, c->help);
+	fputs(".\n\nOptions:\n", out);
+	for (i = 0; i < ARRAY_SIZE(opt_specs); i++)
+		if (!opt_specs[i].cmds || (opt_specs[i].cmds & CMD(cmd)))
+			print_option(out, &opt_specs[i], false);
+	fprintf(out, "\nExamples:\n%s", c->examples);
+}
+
+void options_notes(const struct pts_options *opts, FILE *out)
+{
+	if (opts->comm_given)
+		fprintf(out, "ptscope: note: -c %s matches the kernel's "
+			"15-character comm '%s'\n", opts->comm_given,
+			opts->comm);
+}
+
+/* a finite number in @arg (all of it) */
+static int parse_number(const char *arg, double *out)
 {
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (errno || end == arg || *end || isnan(v) || v <= 0 || v > 1e7)
+	if (errno || end == arg || *end || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_seconds(const char *arg, double *out)
+{
+	double v;
+
+	if (parse_number(arg, &v) || v <= 0 || v > 1e7)
 		return -1;
 	*out = v;
 	return 0;
@@ -363,6 +469,10 @@ static void defaults(struct pts_options *opts)
 	opts->rows = 20;
 	opts->listen = "127.0.0.1:9477";
 	opts->cgroup_labels = PTS_CGROUP_LABELS;
+	opts->help_cmd = PTS_CMD_HELP;
+	opts->repeat = 1;
+	opts->min_effect_pct = 2.0;
+	opts->alpha = 0.05;
 }
 
 /* getopt_long()'s view of opt_specs[]: "+p:c:..." and struct option */
@@ -476,10 +586,11 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 	case 'p':
 		return parse_pid(arg, opts, err, errlen);
 	case 'c':
-		if (!*arg || strlen(arg) >= PTS_COMM_LEN)
-			return bad_value("-c", arg, "1 to 15 characters (the "
-					 "kernel keeps 15 of comm)", err, errlen);
+		/* the kernel cuts comm to TASK_COMM_LEN - 1 = 15: match that */
+		if (!*arg)
+			return bad_value("-c", arg, "a command name", err, errlen);
 		snprintf(opts->comm, sizeof(opts->comm), "%s", arg);
+		opts->comm_given = strlen(arg) >= PTS_COMM_LEN ? arg : NULL;
 		return 0;
 	case 'i':
 		/* below 10 ms top would spend its time redrawing */
@@ -544,10 +655,41 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 					 PTS_STR(PTS_MAX_CGROUPS), err, errlen);
 		opts->cgroup_labels = strcmp(arg, "0") ? (int)v : 0;
 		return 0;
+	case OPT_REPEAT:
+		if (parse_positive(arg, PTS_MAX_REPEAT, &v))
+			return bad_value("--repeat", arg, "a number of runs from "
+					 "1 to " PTS_STR(PTS_MAX_REPEAT), err,
+					 errlen);
+		opts->repeat = (int)v;
+		return 0;
+	case OPT_ALL:
+		opts->diff_all = true;
+		return 0;
+	case OPT_FAIL_ON_CHANGE:
+		opts->fail_on_change = true;
+		return 0;
+	case OPT_MIN_EFFECT:
+		if (parse_number(arg, &opts->min_effect_pct) ||
+		    opts->min_effect_pct < 0 ||
+		    opts->min_effect_pct > PTS_MAX_MIN_EFFECT)
+			return bad_value("--min-effect", arg, "a percentage from "
+					 "0 to 1000", err, errlen);
+		return 0;
+	case OPT_ALPHA:
+		if (parse_number(arg, &opts->alpha) || opts->alpha <= 0 ||
+		    opts->alpha >= 1)
+			return bad_value("--alpha", arg, "a significance level "
+					 "between 0 and 1 (exclusive)", err,
+					 errlen);
+		return 0;
 	case 'v':
 		opts->verbose = true;
 		return 0;
+	case OPT_LIBBPF_DEBUG:
+		opts->libbpf_debug = true;
+		return 0;
 	case 'h':
+		opts->help_cmd = opts->cmd;
 		opts->cmd = PTS_CMD_HELP;
 		return 0;
 	case 'V':
@@ -638,6 +780,33 @@ static int parse_diff_args(int argc, char **argv, struct pts_options *opts,
 	return 0;
 }
 
+/* stat traces either a command it runs or a running process (-p) */
+static int check_stat_target(int argc, char **argv, struct pts_options *opts,
+			     char *err, size_t errlen)
+{
+	bool has_cmd = optind < argc;
+
+	if (has_cmd && opts->pid) {
+		snprintf(err, errlen, "stat takes either -p PID or a command, "
+			 "not both: ptscope stat -p PID -d S, or ptscope stat "
+			 "-- CMD [ARGS]");
+		return 2;
+	}
+	if (!has_cmd && !opts->pid) {
+		snprintf(err, errlen, "stat needs a command or -p PID: "
+			 "ptscope stat [OPTIONS] -- CMD [ARGS], or ptscope "
+			 "stat -p PID -d S");
+		return 2;
+	}
+	if (has_cmd && opts->duration_s) {
+		snprintf(err, errlen, "stat -d applies to -p PID only (with a "
+			 "command, stat ends when it exits)");
+		return 2;
+	}
+	opts->cmd_argv = has_cmd ? &argv[optind] : NULL;
+	return 0;
+}
+
 int options_parse(int argc, char **argv, struct pts_options *opts,
 		  char *err, size_t errlen)
 {
@@ -658,6 +827,8 @@ int options_parse(int argc, char **argv, struct pts_options *opts,
 	ret = parse_option_run(argc, argv, opts, err, errlen);
 	if (ret)
 		return ret;
+	if (opts->cmd == PTS_CMD_HELP && first == 1)
+		opts->help_cmd = PTS_CMD_HELP;	/* no command word: all */
 	if (opts->cmd == PTS_CMD_HELP || opts->cmd == PTS_CMD_VERSION)
 		return 0;
 	if (opts->cmd == PTS_CMD_DIFF)
@@ -667,15 +838,8 @@ int options_parse(int argc, char **argv, struct pts_options *opts,
 			 "ptscope maps -p PID");
 		return 2;
 	}
-	if (opts->cmd == PTS_CMD_STAT) {
-		if (optind >= argc) {
-			snprintf(err, errlen, "stat needs a command: "
-				 "ptscope stat [OPTIONS] -- CMD [ARGS]");
-			return 2;
-		}
-		opts->cmd_argv = &argv[optind];
-		return 0;
-	}
+	if (opts->cmd == PTS_CMD_STAT)
+		return check_stat_target(argc, argv, opts, err, errlen);
 	if (optind < argc) {
 		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
 		return 2;

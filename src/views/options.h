@@ -31,18 +31,23 @@ enum pts_sort {
 #define PTS_MAX_OPT_IN	4
 #define PTS_CGROUP_LABELS	5	/* --cgroup-labels default */
 #define PTS_MIN_INTERVAL_S	0.01	/* -i */
+#define PTS_MAX_REPEAT	1000	/* stat --repeat */
+#define PTS_MAX_MIN_EFFECT	1000.0	/* diff --min-effect, percent */
 
 struct pts_options {
 	enum pts_command cmd;
 	pid_t pid;			/* -p: 0 for any */
 	char comm[PTS_COMM_LEN];	/* -c: "" for any */
+	const char *comm_given;		/* -c as typed when longer: cut */
 	double interval_s;		/* -i */
 	bool interval_set;		/* -i given: maps refreshes */
 	double duration_s;		/* -d: 0 for until Ctrl-C */
 	bool json;
 	const char *output;		/* -o FILE */
 	int mode;			/* PTS_MODE_AUTO or enum pts_path_kind */
-	bool verbose;
+	bool verbose;			/* -v: what the kernel refused */
+	bool libbpf_debug;		/* --libbpf-debug: libbpf's own log */
+	enum pts_command help_cmd;	/* --help of this command; HELP: all */
 	int rows;			/* top: -r */
 	enum pts_sort sort;		/* top: -s */
 	char **cmd_argv;		/* stat -- CMD ARGS */
@@ -55,9 +60,9 @@ struct pts_options {
 	int nr_opt_in;
 	const char *cgroup;		/* --cgroup PATH: NULL for any */
 	int cgroup_labels;		/* export: --cgroup-labels N */
-	int repeat;			/* stat: --repeat N */
-	bool diff_all;			/* diff: --all */
-	bool fail_on_change;		/* diff: --fail-on-change */
+	int repeat;			/* stat: --repeat N runs or windows */
+	bool diff_all;			/* diff: --all rows */
+	bool fail_on_change;		/* diff: exit 1 on a change */
 	double min_effect_pct;		/* diff: --min-effect PCT */
 	double alpha;			/* diff: --alpha A */
 };
@@ -66,5 +71,9 @@ struct pts_options {
 int options_parse(int argc, char **argv, struct pts_options *opts,
 		  char *err, size_t errlen);
 void options_usage(FILE *out);
+/* @cmd's usage line, its options and examples */
+void options_command_usage(FILE *out, enum pts_command cmd);
+/* what the user should know about how an option was read (-c cut) */
+void options_notes(const struct pts_options *opts, FILE *out);
 
 #endif

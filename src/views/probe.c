@@ -7,17 +7,36 @@
 #include "views/start.h"
 #include "views/views.h"
 
-static void candidates_text(FILE *out, const struct pts_choice *ch)
+#define CAND_WHY_COL	22	/* where "-> reason" text starts */
+
+/* a candidate's reason: a number of the status list, else its text */
+static void candidate_why(FILE *out, const struct pts_report *rep,
+			  const char *why)
+{
+	int nr = report_reason_number(rep, why);
+
+	fprintf(out, "%*s-> ", CAND_WHY_COL - 3, "");
+	if (nr)
+		fprintf(out, "[%d] above", nr);
+	else
+		report_wrap(out, CAND_WHY_COL, CAND_WHY_COL, why);
+	fputc('\n', out);
+}
+
+static void candidates_text(FILE *out, const struct pts_report *rep,
+			    const struct pts_choice *ch)
 {
 	const struct pts_candidate *c;
-	int i;
+	int i, col;
 
 	for (i = 0; i < ch->metric->nr_cands; i++) {
 		c = &ch->metric->cands[i];
-		fprintf(out, "      %s %-10s %s\n", i == ch->chosen ? "*" : " ",
-			path_kind_name(c->kind), c->label);
+		col = fprintf(out, "      %s %-10s ", i == ch->chosen ? "*" : " ",
+			      path_kind_name(c->kind));
+		report_wrap(out, col, col, c->label);
+		fputc('\n', out);
 		if (i != ch->chosen && ch->why[i][0])
-			fprintf(out, "                   -> %s\n", ch->why[i]);
+			candidate_why(out, rep, ch->why[i]);
 	}
 }
 
@@ -26,7 +45,7 @@ static void probe_text(FILE *out, struct pts_session *s)
 	struct pts_hook hooks[PTS_MAX_LINKS];
 	const struct pts_choice *ch;
 	size_t h, nr_hooks;
-	int i;
+	int i, col;
 
 	fprintf(out, "kernel %s %s, page size %llu, tracefs %s, kprobes %s\n",
 		s->kf.release, s->kf.machine,
@@ -38,8 +57,10 @@ static void probe_text(FILE *out, struct pts_session *s)
 	fprintf(out, "\ncandidates, best first (* = attached):\n");
 	for (i = 0; i < s->eng.nr_choices; i++) {
 		ch = &s->eng.choices[i];
-		fprintf(out, "  %s: %s\n", ch->metric->name, ch->metric->desc);
-		candidates_text(out, ch);
+		col = fprintf(out, "  %s:", ch->metric->name);
+		report_wrap(out, col, 4, ch->metric->desc);
+		fputc('\n', out);
+		candidates_text(out, &s->rep, ch);
 	}
 	nr_hooks = session_hooks(s, hooks, PTS_MAX_LINKS);
 	fprintf(out, "\nattached hooks:\n");

@@ -18,7 +18,18 @@ void report_schema_ctx(const struct pts_report *rep, struct pts_schema_ctx *sc);
 json_object *report_metrics_json(const struct pts_report *rep);
 json_object *report_snapshot_json(const struct pts_report *rep,
 				  const struct pts_snapshot *snap);
+/*
+ * The status of each metric; the unavailable ones refer by number to a
+ * list of reasons after them, each reason given once.
+ */
 void report_metric_status(FILE *out, const struct pts_report *rep);
+/* @why's number in report_metric_status()'s list, 0 if not in it */
+int report_reason_number(const struct pts_report *rep, const char *why);
+/*
+ * @text word-wrapped from column @col to lines of at most 100 columns,
+ * continuation lines starting at column @indent; returns the column.
+ */
+int report_wrap(FILE *out, int col, int indent, const char *text);
 void report_metric_line(FILE *out, const struct pts_report *rep);
 void report_snapshot_text(FILE *out, const struct pts_report *rep,
 			  const struct pts_snapshot *snap, bool hists);

@@ -7,27 +7,105 @@
 #include "data/selfcheck.h"
 #include "views/report.h"
 
+#define REPORT_WIDTH	100	/* probe and stat lines, continuations included */
+
+int report_wrap(FILE *out, int col, int indent, const char *text)
+{
+	return fmt_wrap(out, col, indent, REPORT_WIDTH, text);
+}
+
+#define REPORT_MAX_REASONS	(16 * PTS_MAX_CANDS)
+
+/*
+ * The unavailability reasons of the report, each once, in the order the
+ * metrics first give them: a metric sharing one refers to its number.
+ * Returns how many there are.
+ */
+static int collect_reasons(const struct pts_report *rep, const char **list)
+{
+	const struct pts_choice *ch;
+	int i, j, k, n = 0;
+
+	for (i = 0; i < rep->eng->nr_choices; i++) {
+		ch = &rep->eng->choices[i];
+		if (ch->chosen >= 0 || ch->metric->internal)
+			continue;
+		for (j = 0; j < ch->metric->nr_cands; j++) {
+			if (!engine_reason_shown(ch, j))
+				continue;
+			for (k = 0; k < n && strcmp(list[k], ch->why[j]); k++)
+				;
+			if (k == n && n < REPORT_MAX_REASONS)
+				list[n++] = ch->why[j];
+		}
+	}
+	return n;
+}
+
+int report_reason_number(const struct pts_report *rep, const char *why)
+{
+	const char *list[REPORT_MAX_REASONS];
+	int i, n = collect_reasons(rep, list);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(list[i], why))
+			return i + 1;
+	return 0;
+}
+
+/* "[1,3]": the numbers of @ch's reasons */
+static int reason_refs(FILE *out, const struct pts_report *rep,
+		       const struct pts_choice *ch)
+{
+	int i, col = 0, n = 0;
+
+	for (i = 0; i < ch->metric->nr_cands; i++)
+		if (engine_reason_shown(ch, i))
+			col += fprintf(out, "%s%d", n++ ? "," : "[",
+				       report_reason_number(rep, ch->why[i]));
+	return col + fprintf(out, "%s", n ? "]" : "");
+}
+
+/* each reason once: "  [n] why", wrapped below itself */
+static void reasons_text(FILE *out, const struct pts_report *rep)
+{
+	const char *list[REPORT_MAX_REASONS];
+	int i, n = collect_reasons(rep, list), col;
+	char tag[16];
+
+	if (n)
+		fprintf(out, "  why unavailable:\n");
+	for (i = 0; i < n; i++) {
+		snprintf(tag, sizeof(tag), "[%d]", i + 1);
+		col = fprintf(out, "  %8s ", tag);
+		report_wrap(out, col, col, list[i]);
+		fputc('\n', out);
+	}
+}
+
 void report_metric_status(FILE *out, const struct pts_report *rep)
 {
 	const struct pts_candidate *c;
 	const struct pts_choice *ch;
-	char reason[1024];
-	int i;
+	int i, col;
 
 	for (i = 0; i < rep->eng->nr_choices; i++) {
 		ch = &rep->eng->choices[i];
 		if (ch->metric->internal)
 			continue;
 		if (ch->chosen < 0) {
-			engine_unavailable_reason(ch, reason, sizeof(reason));
-			fprintf(out, "  %-24s unavailable: %s\n", ch->metric->name,
-				reason);
+			fprintf(out, "  %-24s unavailable ", ch->metric->name);
+			reason_refs(out, rep, ch);
+			fputc('\n', out);
 			continue;
 		}
 		c = &ch->metric->cands[ch->chosen];
-		fprintf(out, "  %-24s %-9s %s\n", ch->metric->name,
-			c->exact ? "exact" : "inferred", c->label);
+		col = fprintf(out, "  %-24s %-9s ", ch->metric->name,
+			      c->exact ? "exact" : "inferred");
+		report_wrap(out, col, col, c->label);
+		fputc('\n', out);
 	}
+	reasons_text(out, rep);
 }
 
 /* one line for live views: "mremap.calls=tracepoint ... levels=n/a" */
@@ -300,16 +378,17 @@ static void section_hists(FILE *out, const struct pts_schema_ctx *sc,
 	}
 }
 
+/* the reasons are in report_metric_status()'s list: refer to them */
 static void unavailable_text(FILE *out, const struct pts_report *rep,
 			     const struct pts_section *sec)
 {
 	const struct pts_choice *ch = engine_choice(rep->eng, sec->metric);
-	char reason[1024];
 
 	if (!ch)
 		return;
-	engine_unavailable_reason(ch, reason, sizeof(reason));
-	fprintf(out, "\n%s: unavailable (%s)\n", sec->title, reason);
+	fprintf(out, "\n%s: %s unavailable ", sec->title, ch->metric->name);
+	reason_refs(out, rep, ch);
+	fputc('\n', out);
 }
 
 void report_snapshot_text(FILE *out, const struct pts_report *rep,

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include "data/cgroup.h"
 #include "views/signals.h"
 #include "views/start.h"
@@ -31,6 +34,135 @@ static bool wants_cgroup_rows(const struct pts_options *opts)
 	}
 }
 
+/* -p PID: 0 when it exists, else 1 after saying so */
+static int check_pid(pid_t pid)
+{
+	/* signal 0: existence and permission only; EPERM means it exists */
+	if (kill(pid, 0) && errno == ESRCH) {
+		fprintf(stderr, "ptscope: no process with pid %d; it may have "
+			"exited ('ps -e' lists the running ones)\n", (int)pid);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The reason a candidate of path @kind gave, skipping those written for
+ * another kernel's prototype: what --mode KIND ran into.  NULL if none.
+ */
+static const char *kind_reason(const struct pts_choice *ch, int kind)
+{
+	int i;
+
+	for (i = 0; i < ch->metric->nr_cands; i++)
+		if ((int)ch->metric->cands[i].kind == kind &&
+		    !ch->other_kernel[i] && ch->why[i][0])
+			return ch->why[i];
+	return NULL;
+}
+
+/* --mode or --metric asked for @ch, and it is unavailable: say why */
+static void warn_unavailable(const struct pts_choice *ch,
+			     const struct pts_options *opts)
+{
+	char reason[1024];
+	const char *why = NULL;
+
+	if (!ch->opted_in)
+		why = kind_reason(ch, opts->mode);
+	if (!why) {
+		engine_unavailable_reason(ch, reason, sizeof(reason));
+		why = reason;
+	}
+	if (ch->opted_in)
+		fprintf(stderr, "ptscope: warning: --metric %s unavailable "
+			"(%s)\n", ch->metric->name, why);
+	else
+		fprintf(stderr, "ptscope: warning: --mode %s: %s unavailable "
+			"(%s)\n", path_kind_name(opts->mode), ch->metric->name,
+			why);
+}
+
+/* the metrics an explicit --mode or --metric left without a path */
+static void warn_requested(const struct pts_engine *eng,
+			   const struct pts_options *opts)
+{
+	const struct pts_choice *ch;
+	int i;
+
+	for (i = 0; i < eng->nr_choices; i++) {
+		ch = &eng->choices[i];
+		if (ch->chosen >= 0 || ch->metric->internal)
+			continue;
+		if (ch->opted_in ||
+		    (opts->mode != PTS_MODE_AUTO && !ch->metric->opt_in))
+			warn_unavailable(ch, opts);
+	}
+}
+
+/* -v: one line per candidate the kernel turned down, with its reason */
+static void report_refusals(const struct pts_engine *eng)
+{
+	const struct pts_choice *ch;
+	int i, j;
+
+	for (i = 0; i < eng->nr_choices; i++) {
+		ch = &eng->choices[i];
+		for (j = 0; j < ch->metric->nr_cands; j++)
+			if (engine_kernel_refused(ch, j))
+				fprintf(stderr, "ptscope: refused: %s via %s: "
+					"%s\n", ch->metric->name,
+					ch->metric->cands[j].label,
+					ch->why[j]);
+	}
+}
+
+/*
+ * Once per run, however many programs it hit: EPERM from bpf() is a
+ * policy, not a bug in the program, and the policy has a few homes.
+ */
+static void explain_eperm(const struct pts_engine *eng)
+{
+	unsigned int kinds = engine_refused_kinds(eng, -EPERM);
+	int k, n = 0;
+
+	if (!kinds)
+		return;
+	fprintf(stderr, "ptscope: the kernel refused BPF programs (");
+	for (k = 0; k < PTS_PATH_KINDS; k++)
+		if (kinds & (1u << k))
+			fprintf(stderr, "%s%s", n++ ? ", " : "", path_kind_name(k));
+	fprintf(stderr, ") with EPERM. Check:\n"
+		"  kernel lockdown: cat /sys/kernel/security/lockdown ([none] "
+		"allows BPF tracing)\n"
+		"  privileges: root, or CAP_BPF and CAP_PERFMON (and "
+		"CAP_SYS_ADMIN for tracefs)\n"
+		"  a sandbox, container seccomp profile or LSM (SELinux, "
+		"AppArmor, BPF LSM) denying bpf()\n"
+		"  sysctl kernel.unprivileged_bpf_disabled when not root\n");
+}
+
+/* what the user asked for and did not get, said once, after attaching */
+static void report_start(const struct pts_session *s,
+			 const struct pts_options *opts)
+{
+	if (opts->verbose)
+		report_refusals(&s->eng);
+	explain_eperm(&s->eng);
+	if (opts->cmd != PTS_CMD_PROBE)	/* probe's report is this */
+		warn_requested(&s->eng, opts);
+}
+
+void view_warn_comm_unmatched(const struct pts_options *opts,
+			      const struct pts_snapshot *snap)
+{
+	if (opts->comm[0] && !snap->nr_procs)
+		fprintf(stderr, "ptscope: warning: -c %s matched no process "
+			"(no task with that comm mremapped or faulted a "
+			"hugepage; 'ps -eo comm' lists the names)\n",
+			opts->comm);
+}
+
 int view_session_start(struct pts_session *s, const struct pts_options *opts,
 		       bool follow_fork)
 {
@@ -49,6 +181,8 @@ int view_session_start(struct pts_session *s, const struct pts_options *opts,
 	int ret;
 
 	/* probe and diff trace nothing: no filter to resolve */
+	if (opts->pid && opts->cmd != PTS_CMD_PROBE && check_pid(opts->pid))
+		return 1;
 	if (opts->cgroup && opts->cmd != PTS_CMD_PROBE) {
 		ret = resolve_cgroup(opts->cgroup, &cgroup);
 		if (ret)
@@ -58,6 +192,8 @@ int view_session_start(struct pts_session *s, const struct pts_options *opts,
 	ret = session_start(s, &p);
 	/* the BPF map holds the cgroup now */
 	cgroup_target_close(&cgroup);
+	if (s->eng.nr_choices)	/* 0: it stopped before choosing */
+		report_start(s, opts);
 	return ret;
 }
 

@@ -21,6 +21,12 @@ int view_session_start(struct pts_session *s, const struct pts_options *opts,
 int view_serve_start(struct pts_session *s, struct pts_export_source *src,
 		     const struct pts_options *opts, bool serve,
 		     struct pts_exporter **ex);
+/*
+ * At the end of a run with -c: warn on stderr when @snap (the whole run's
+ * totals) has no process row, so the name matched nothing.
+ */
+void view_warn_comm_unmatched(const struct pts_options *opts,
+			      const struct pts_snapshot *snap);
 void view_serve_stop(struct pts_session *s, struct pts_exporter *ex);
 
 #endif

@@ -22,12 +22,41 @@ expect_usage "unknown option" top --nope
 expect_usage "stat without command" stat
 expect_usage "bad interval" top -i 0
 expect_usage "bad pid" top -p abc
-expect_usage "comm too long" top -c abcdefghijklmnopq
+expect_usage "stat with both -p and a command" stat -p 1 -- true
+expect_usage "stat -d with a command" stat -d 1 -- true
+expect_usage "stat --repeat 0" stat --repeat 0 -- true
+expect_usage "diff --alpha 1" diff --alpha 1 a.json b.json
+expect_usage "--repeat on top" top --repeat 2
 expect_usage "bad mode" probe --mode magic
 expect_usage "extra argument" probe extra
 
 "$PTSCOPE" --help >"$TMP/help" 2>&1
 check_eq "--help exits 0 and lists stat" "0 yes" "$? $(grep -q 'stat \[OPTS\] -- CMD' "$TMP/help" && echo yes)"
+
+# has_opt FILE NAME: "yes" when FILE lists option --NAME as an entry
+has_opt() {
+	grep -qE "^ +(-., )?--$2( |\$)" "$1" && echo yes || echo no
+}
+
+# CMD --help: its usage and examples, its options and not the others'
+help_of() {
+	local cmd=$1 has=$2 lacks=$3 rc
+	"$PTSCOPE" "$cmd" --help >"$TMP/help.$cmd" 2>&1
+	rc=$?
+	check_eq "$cmd --help: exit 0, its usage line, examples, no command list" \
+		"0 yes yes no" "$rc $(grep -q "^Usage: ptscope \[\?$cmd" "$TMP/help.$cmd" && echo yes || echo no) $(grep -q '^Examples:' "$TMP/help.$cmd" && echo yes || echo no) $(grep -q '^Commands:' "$TMP/help.$cmd" && echo yes || echo no)"
+	check_eq "$cmd --help lists --$has, not --$lacks" "yes no" \
+		"$(has_opt "$TMP/help.$cmd" "$has") $(has_opt "$TMP/help.$cmd" "$lacks")"
+}
+help_of top sort repeat
+help_of stat repeat listen
+help_of snoop duration rows
+help_of export listen json
+help_of probe mode pid
+help_of diff alpha pid
+help_of maps interval mode
+check_eq "--help: the overview lists the commands and every command's options" \
+	"yes yes yes" "$(grep -q '^Commands:' "$TMP/help" && echo yes) $(has_opt "$TMP/help" repeat) $(has_opt "$TMP/help" alpha)"
 
 # probe: every catalog metric with a status; unavailable ones say why
 if "$PTSCOPE" probe --json >"$TMP/probe.json" 2>"$TMP/err"; then
@@ -44,8 +73,16 @@ else
 	not_ok "ptscope probe --json failed: $(head -n1 "$TMP/err")"
 fi
 
-# This box refuses fentry (EPERM) and has no kprobes: probe must say so.
+# This box refuses fentry (EPERM) and has no kprobes: probe must say so,
+# and --mode fentry warns for each metric it leaves without a path.
 if [ -z "${PTSCOPE_KERNEL_HAS_FENTRY:-}" ]; then
+	"$PTSCOPE" stat --mode fentry -- true >/dev/null 2>"$TMP/fentry.err"
+	check_eq "stat --mode fentry (refused here): exit 0, warns mremap.calls is unavailable and why" \
+		"0 1" "$? $(grep -c '^ptscope: warning: --mode fentry: mremap.calls unavailable (fentry: load refused, EPERM' "$TMP/fentry.err")"
+	# folio lookups need move_page_tables, which needs fentry or kprobes
+	"$PTSCOPE" stat --metric mremap.folio_lookups -- true >/dev/null 2>"$TMP/metric.err"
+	check_eq "stat --metric mremap.folio_lookups (no fentry here): exit 0, warns with the reason" \
+		"0 1" "$? $(grep -c '^ptscope: warning: --metric mremap.folio_lookups unavailable (needs ' "$TMP/metric.err")"
 	"$PTSCOPE" probe >"$TMP/probe.txt" 2>&1
 	if grep -q 'fentry: load refused, EPERM' "$TMP/probe.txt" &&
 	   grep -q 'move_pgt_entry: inlined, no symbol' "$TMP/probe.txt"; then
@@ -75,6 +112,13 @@ wait_tracing() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# class_calls FILE CLASS: mremap calls of CLASS summed over top --json's
+# interval objects in FILE
+class_calls() {
+	python3 -c 'import json, sys
+print(sum(json.loads(l)["mremap"]["classes"][sys.argv[2]]["calls"] for l in open(sys.argv[1])))' "$1" "$2"
 }
 
 # top, not on a tty: plain blocks; Ctrl-C detaches everything
@@ -118,8 +162,7 @@ if wait_tracing $pid "$TMP/top.err"; then
 	check_eq "top --json -d 1.5: exit code" 0 "$?"
 	check_eq "top --json: 3 interval objects" 3 "$(wc -l <"$TMP/top.json")"
 	check_eq "top --json: pte moves over the intervals" 7 \
-		"$(python3 -c 'import json, sys
-print(sum(json.loads(l)["mremap"]["classes"]["pte"]["calls"] for l in open(sys.argv[1])))' "$TMP/top.json")"
+		"$(class_calls "$TMP/top.json" pte)"
 else
 	kill $pid 2>/dev/null
 	not_ok "top --json did not start tracing: $(head -n2 "$TMP/top.err")"
@@ -135,11 +178,93 @@ if wait_tracing $pid "$TMP/pid.err"; then
 	wait $target
 	wait $pid
 	check_eq "top -p: only the chosen process's pmd moves" 2 \
-		"$(python3 -c 'import json, sys
-print(sum(json.loads(l)["mremap"]["classes"]["pmd"]["calls"] for l in open(sys.argv[1])))' "$TMP/pid.json")"
+		"$(class_calls "$TMP/pid.json" pmd)"
 else
 	kill $pid $target 2>/dev/null
 	not_ok "top -p did not start tracing: $(head -n2 "$TMP/pid.err")"
 fi
+
+# a pid that no process has: the highest free one below pid_max
+free_pid() {
+	local pid
+	for ((pid = $(cat /proc/sys/kernel/pid_max) - 1; pid > 300; pid--)); do
+		[ -e "/proc/$pid" ] || { echo $pid; return; }
+	done
+}
+
+# -p of a process that does not exist: exit 1, saying so
+missing=$(free_pid)
+for args in "top" "snoop" "export --listen 127.0.0.1:$(free_port)"; do
+	# shellcheck disable=SC2086 # $args: the command and its options
+	timeout 30 "$PTSCOPE" $args -p "$missing" -d 1 >"$TMP/nopid.out" 2>"$TMP/nopid.err"
+	rc=$?
+	check_eq "${args%% *} -p $missing (no such process): exit 1, naming the pid" \
+		"1 yes" "$rc $(grep -q "no process with pid $missing" "$TMP/nopid.err" && echo yes)"
+done
+
+# stat -p PID parses: whatever stat makes of it, it must not crash
+timeout 30 "$PTSCOPE" stat -p $$ -d 1 >/dev/null 2>"$TMP/statp.err"
+rc=$?
+if [ $rc -lt 124 ] && [ -s "$TMP/statp.err" -o $rc -eq 0 ]; then
+	ok "stat -p $$ -d 1: exit $rc, no crash"
+else
+	not_ok "stat -p $$ -d 1: exit $rc (a signal or the timeout), stderr '$(head -n1 "$TMP/statp.err")'"
+fi
+
+# -c longer than the kernel's 15-character comm: matched in its cut form,
+# said once; the bench, run as a 22-character name, is seen
+cp "$BENCH" "$TMP/ptscope-bench-longname"
+"$PTSCOPE" top --json -i 0.5 -d 2.5 -c ptscope-bench-longname >"$TMP/long.json" 2>"$TMP/long.err" &
+pid=$!
+if wait_tracing $pid "$TMP/long.err"; then
+	"$TMP/ptscope-bench-longname" mremap --size 16M --align pmd --count 3 >/dev/null
+	wait $pid
+	check_eq "-c ptscope-bench-longname: one note naming the cut comm" 1 \
+		"$(grep -c "note: -c ptscope-bench-longname matches the kernel's 15-character comm 'ptscope-bench-l'" "$TMP/long.err")"
+	check_eq "-c ptscope-bench-longname: the long-named bench's pmd moves seen" 3 \
+		"$(class_calls "$TMP/long.json" pmd)"
+else
+	kill $pid 2>/dev/null
+	not_ok "top -c ptscope-bench-longname did not start tracing: $(head -n2 "$TMP/long.err")"
+fi
+
+# probe: no line wider than 100 columns
+"$PTSCOPE" probe >"$TMP/probe.wide" 2>/dev/null
+check_eq "probe: widest line <= 100 columns" yes \
+	"$(awk '{ if (length > m) m = length } END { print (NR && m <= 100) ? "yes" : "no: " m }' "$TMP/probe.wide")"
+
+# stat: each unavailability reason once in the report, metrics refer to it
+"$PTSCOPE" stat -- true >"$TMP/stat.txt" 2>/dev/null
+sed -n '/^  why unavailable:/,/^$/{s/^ *\[[0-9]*\] //p}' "$TMP/stat.txt" >"$TMP/reasons"
+if [ -s "$TMP/reasons" ]; then
+	repeated=$(while read -r reason; do
+		n=$(grep -cF -- "$reason" "$TMP/stat.txt")
+		[ "$n" -eq 1 ] || echo "$n x '$reason'"
+	done <"$TMP/reasons")
+	check_eq "stat: $(wc -l <"$TMP/reasons") reasons, each printed once" none "${repeated:-none}"
+else
+	not_ok "stat: no 'why unavailable' list: no witness for repeated reasons (is every metric attached here?)"
+fi
+
+# -v: a short list of what the kernel refused; libbpf's log is its own flag
+"$PTSCOPE" probe -v >/dev/null 2>"$TMP/v.err"
+"$PTSCOPE" probe --libbpf-debug >/dev/null 2>"$TMP/debug.err"
+check_eq "-v: under 100 lines of stderr, no libbpf log" "yes 0" \
+	"$([ "$(wc -l <"$TMP/v.err")" -lt 100 ] && echo yes || echo "no: $(wc -l <"$TMP/v.err")") $(grep -c '^libbpf: ' "$TMP/v.err")"
+check_eq "--libbpf-debug: libbpf's log, over 100 lines" yes \
+	"$([ "$(grep -c '^libbpf: ' "$TMP/debug.err")" -gt 100 ] && echo yes || echo "no: $(grep -c '^libbpf: ' "$TMP/debug.err")")"
+
+# EPERM from bpf() explained once per run: root without capabilities
+# (the bounding set emptied) passes the root check and is refused by the
+# kernel for every program
+setpriv --bounding-set=-all --inh-caps=-all "$PTSCOPE" probe >/dev/null 2>"$TMP/eperm.err"
+check_eq "probe without capabilities: EPERM explained once, lockdown named" "1 1" \
+	"$(grep -c 'with EPERM' "$TMP/eperm.err") $(grep -c 'lockdown' "$TMP/eperm.err")"
+setpriv --bounding-set=-all --inh-caps=-all "$PTSCOPE" top -d 1 >/dev/null 2>"$TMP/eperm.err"
+check_eq "top without capabilities: exit 1, EPERM explained once" "1 1" \
+	"$? $(grep -c 'with EPERM' "$TMP/eperm.err")"
+setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$PTSCOPE" probe >/dev/null 2>"$TMP/nobody.err"
+check_eq "probe as nobody: exit 1, told to run as root" "1 yes" \
+	"$? $(grep -q 'needs root' "$TMP/nobody.err" && echo yes)"
 
 finish

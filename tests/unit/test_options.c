@@ -156,19 +156,19 @@ static void test_opt_in_metric(void **state)
 
 static void test_stat_full(void **state)
 {
-	char *argv[] = { "ptscope", "stat", "-p", "42", "-c", "bash", "--json",
+	char *argv[] = { "ptscope", "stat", "-c", "bash", "--json",
 			 "-o", "f.json", "--", "ls", "-l", "/tmp", NULL };
 	struct pts_options opts;
 
 	assert_parse_ok(ARGC(argv), argv, &opts);
 	assert_int_equal(opts.cmd, PTS_CMD_STAT);
-	assert_int_equal(opts.pid, 42);
+	assert_int_equal(opts.pid, 0);
 	assert_string_equal(opts.comm, "bash");
 	assert_true(opts.json);
 	assert_non_null(opts.output);
 	assert_string_equal(opts.output, "f.json");
 	/* the command keeps its own options: -l is not ptscope's */
-	assert_ptr_equal(opts.cmd_argv, &argv[10]);
+	assert_ptr_equal(opts.cmd_argv, &argv[8]);
 	assert_string_equal(opts.cmd_argv[0], "ls");
 	assert_string_equal(opts.cmd_argv[1], "-l");
 	assert_string_equal(opts.cmd_argv[2], "/tmp");
@@ -287,6 +287,28 @@ static void test_help(void **state)
 	assert_command(ARGC(stat_help), stat_help, PTS_CMD_HELP);
 }
 
+/* which command's --help: the command word's, none for the overview */
+static void test_help_of_command(void **state)
+{
+	char *overview[] = { "ptscope", "--help", NULL };
+	char *word[] = { "ptscope", "help", NULL };
+	char *top[] = { "ptscope", "top", "-h", NULL };
+	char *stat[] = { "ptscope", "stat", "--help", NULL };
+	char *diff[] = { "ptscope", "diff", "--help", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(overview), overview, &opts);
+	assert_int_equal(opts.help_cmd, PTS_CMD_HELP);
+	assert_parse_ok(ARGC(word), word, &opts);
+	assert_int_equal(opts.help_cmd, PTS_CMD_HELP);
+	assert_parse_ok(ARGC(top), top, &opts);
+	assert_int_equal(opts.help_cmd, PTS_CMD_TOP);
+	assert_parse_ok(ARGC(stat), stat, &opts);
+	assert_int_equal(opts.help_cmd, PTS_CMD_STAT);
+	assert_parse_ok(ARGC(diff), diff, &opts);
+	assert_int_equal(opts.help_cmd, PTS_CMD_DIFF);
+}
+
 static void test_version(void **state)
 {
 	char *short_opt[] = { "ptscope", "-V", NULL };
@@ -298,6 +320,7 @@ static void test_version(void **state)
 	assert_command(ARGC(after_cmd), after_cmd, PTS_CMD_VERSION);
 }
 
+/* the kernel keeps 15 characters of comm: a longer -c matches those */
 static void test_comm_length(void **state)
 {
 	char *fifteen[] = { "ptscope", "-c", "abcdefghijklmno", NULL };
@@ -307,8 +330,11 @@ static void test_comm_length(void **state)
 
 	assert_parse_ok(ARGC(fifteen), fifteen, &opts);
 	assert_string_equal(opts.comm, "abcdefghijklmno");
-	USAGE_ERROR(sixteen, "abcdefghijklmnop");
-	USAGE_ERROR(sixteen, "-c");
+	assert_null(opts.comm_given);
+	assert_parse_ok(ARGC(sixteen), sixteen, &opts);
+	assert_string_equal(opts.comm, "abcdefghijklmno");
+	assert_non_null(opts.comm_given);
+	assert_string_equal(opts.comm_given, "abcdefghijklmnop");
 	USAGE_ERROR(empty, "-c");
 }
 
@@ -323,11 +349,125 @@ static void test_error_stat_without_command(void **state)
 {
 	char *bare[] = { "ptscope", "stat", NULL };
 	char *dashdash[] = { "ptscope", "stat", "--", NULL };
-	char *opts_only[] = { "ptscope", "stat", "-p", "42", "--json", NULL };
+	char *opts_only[] = { "ptscope", "stat", "--json", NULL };
 
-	USAGE_ERROR(bare, "stat needs a command");
-	USAGE_ERROR(dashdash, "stat needs a command");
-	USAGE_ERROR(opts_only, "stat needs a command");
+	USAGE_ERROR(bare, "stat needs a command or -p PID");
+	USAGE_ERROR(dashdash, "stat needs a command or -p PID");
+	USAGE_ERROR(opts_only, "stat needs a command or -p PID");
+}
+
+/* stat -p PID [-d S]: a running process instead of a command, not both */
+static void test_stat_pid(void **state)
+{
+	char *pid[] = { "ptscope", "stat", "-p", "42", "-d", "3", "--json",
+			NULL };
+	char *pid_only[] = { "ptscope", "stat", "-p", "42", NULL };
+	char *both[] = { "ptscope", "stat", "-p", "42", "--", "ls", NULL };
+	char *dur_cmd[] = { "ptscope", "stat", "-d", "3", "--", "ls", NULL };
+	char *dur_only[] = { "ptscope", "stat", "-d", "3", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(pid), pid, &opts);
+	assert_int_equal(opts.cmd, PTS_CMD_STAT);
+	assert_int_equal(opts.pid, 42);
+	assert_true(opts.duration_s == 3.0);
+	assert_null(opts.cmd_argv);
+	assert_parse_ok(ARGC(pid_only), pid_only, &opts);
+	assert_true(opts.duration_s == 0);
+	USAGE_ERROR(both, "not both");
+	USAGE_ERROR(dur_cmd, "stat -d applies to -p PID only");
+	USAGE_ERROR(dur_only, "stat needs a command or -p PID");
+}
+
+/* --repeat: stat only, 1 to 1000, 1 by default */
+static void test_repeat(void **state)
+{
+	char *five[] = { "ptscope", "stat", "--repeat", "5", "--", "ls", NULL };
+	char *max[] = { "ptscope", "stat", "--repeat=1000", "-p", "7", NULL };
+	char *dflt[] = { "ptscope", "stat", "--", "ls", NULL };
+	char *zero[] = { "ptscope", "stat", "--repeat", "0", "--", "ls", NULL };
+	char *over[] = { "ptscope", "stat", "--repeat", "1001", "--", "ls",
+			 NULL };
+	char *word[] = { "ptscope", "stat", "--repeat", "x", "--", "ls", NULL };
+	char *top[] = { "ptscope", "top", "--repeat", "2", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(dflt), dflt, &opts);
+	assert_int_equal(opts.repeat, 1);
+	assert_parse_ok(ARGC(five), five, &opts);
+	assert_int_equal(opts.repeat, 5);
+	assert_parse_ok(ARGC(max), max, &opts);
+	assert_int_equal(opts.repeat, 1000);
+	USAGE_ERROR(zero, "--repeat");
+	USAGE_ERROR(over, "1 to 1000");
+	USAGE_ERROR(word, "--repeat");
+	USAGE_ERROR(top, "--repeat applies to stat only");
+}
+
+/* diff's verdict options: defaults, bounds, and diff only */
+static void test_diff_verdict_options(void **state)
+{
+	char *dflt[] = { "ptscope", "diff", "a.json", "b.json", NULL };
+	char *set[] = { "ptscope", "diff", "--all", "--fail-on-change",
+			"--min-effect", "0", "a.json", "--alpha", "0.01",
+			"b.json", NULL };
+	char *max_effect[] = { "ptscope", "diff", "--min-effect", "1000",
+			       "a", "b", NULL };
+	char *neg_effect[] = { "ptscope", "diff", "--min-effect", "-1",
+			       "a", "b", NULL };
+	char *big_effect[] = { "ptscope", "diff", "--min-effect", "1000.5",
+			       "a", "b", NULL };
+	char *nan_effect[] = { "ptscope", "diff", "--min-effect", "nan",
+			       "a", "b", NULL };
+	char *alpha0[] = { "ptscope", "diff", "--alpha", "0", "a", "b", NULL };
+	char *alpha1[] = { "ptscope", "diff", "--alpha", "1", "a", "b", NULL };
+	char *alpha_word[] = { "ptscope", "diff", "--alpha", "low", "a", "b",
+			       NULL };
+	char *stat_all[] = { "ptscope", "stat", "--all", "--", "ls", NULL };
+	char *top_alpha[] = { "ptscope", "top", "--alpha", "0.1", NULL };
+	char *top_fail[] = { "ptscope", "top", "--fail-on-change", NULL };
+	char *top_effect[] = { "ptscope", "top", "--min-effect", "3", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(dflt), dflt, &opts);
+	assert_false(opts.diff_all);
+	assert_false(opts.fail_on_change);
+	assert_true(opts.min_effect_pct == 2.0);
+	assert_true(opts.alpha == 0.05);
+	assert_parse_ok(ARGC(set), set, &opts);
+	assert_true(opts.diff_all);
+	assert_true(opts.fail_on_change);
+	assert_true(opts.min_effect_pct == 0.0);
+	assert_true(opts.alpha == 0.01);
+	assert_string_equal(opts.diff_base, "a.json");
+	assert_string_equal(opts.diff_new, "b.json");
+	assert_parse_ok(ARGC(max_effect), max_effect, &opts);
+	assert_true(opts.min_effect_pct == 1000.0);
+	USAGE_ERROR(neg_effect, "--min-effect");
+	USAGE_ERROR(big_effect, "0 to 1000");
+	USAGE_ERROR(nan_effect, "--min-effect");
+	USAGE_ERROR(alpha0, "--alpha");
+	USAGE_ERROR(alpha1, "between 0 and 1");
+	USAGE_ERROR(alpha_word, "--alpha");
+	USAGE_ERROR(stat_all, "--all applies to diff only");
+	USAGE_ERROR(top_alpha, "--alpha applies to diff only");
+	USAGE_ERROR(top_fail, "--fail-on-change applies to diff only");
+	USAGE_ERROR(top_effect, "--min-effect applies to diff only");
+}
+
+/* -v is a summary; libbpf's log has its own flag */
+static void test_verbose_and_libbpf_debug(void **state)
+{
+	char *v[] = { "ptscope", "probe", "-v", NULL };
+	char *debug[] = { "ptscope", "probe", "--libbpf-debug", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(v), v, &opts);
+	assert_true(opts.verbose);
+	assert_false(opts.libbpf_debug);
+	assert_parse_ok(ARGC(debug), debug, &opts);
+	assert_false(opts.verbose);
+	assert_true(opts.libbpf_debug);
 }
 
 static void test_error_interval(void **state)
@@ -607,18 +747,108 @@ static void test_diff_after_dashdash(void **state)
 	alarm(0);
 }
 
-/* what options_usage() writes, as a malloc'ed string */
-static char *usage_text(void)
+/* what "ptscope CMD --help" writes (HELP: the overview), malloc'ed */
+static char *command_usage_text(enum pts_command cmd)
 {
 	char *text = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
 
 	assert_non_null(out);
-	options_usage(out);
+	options_command_usage(out, cmd);
 	assert_int_equal(fclose(out), 0);
 	assert_non_null(text);
 	return text;
+}
+
+/* what options_usage() writes, as a malloc'ed string */
+static char *usage_text(void)
+{
+	return command_usage_text(PTS_CMD_HELP);
+}
+
+/* @text has an option entry "--@name" (followed by a space or newline) */
+static bool lists_option(const char *text, const char *name)
+{
+	char needle[64];
+	const char *at;
+	size_t n;
+
+	n = snprintf(needle, sizeof(needle), "--%s", name);
+	for (at = strstr(text, needle); at; at = strstr(at + 1, needle))
+		if (at[n] == ' ' || at[n] == '\n')
+			return true;
+	return false;
+}
+
+static void assert_command_help(enum pts_command cmd, const char *usage,
+				const char *const *has, const char *const *not)
+{
+	char *text = command_usage_text(cmd), *line, *save = NULL;
+
+	if (!strstr(text, usage))
+		print_error("'%s' not in:\n%s\n", usage, text);
+	assert_non_null(strstr(text, usage));
+	assert_non_null(strstr(text, "Examples:"));
+	assert_null(strstr(text, "Commands:"));
+	for (; *has; has++) {
+		if (!lists_option(text, *has))
+			print_error("--%s missing from:\n%s\n", *has, text);
+		assert_true(lists_option(text, *has));
+	}
+	for (; *not; not++) {
+		if (lists_option(text, *not))
+			print_error("--%s wrongly in:\n%s\n", *not, text);
+		assert_false(lists_option(text, *not));
+	}
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		assert_true(strlen(line) <= 79);
+	free(text);
+}
+
+/* each command's --help: its usage, its own options and no others */
+static void test_command_usage(void **state)
+{
+	static const char *const top_has[] = { "pid", "rows", "sort", "listen",
+					       "mode", "help", NULL };
+	static const char *const top_not[] = { "repeat", "alpha", "all", NULL };
+	static const char *const stat_has[] = { "repeat", "duration", "pid",
+						"json", "metric", NULL };
+	static const char *const stat_not[] = { "rows", "listen", "alpha",
+						"interval", NULL };
+	static const char *const diff_has[] = { "all", "fail-on-change",
+						"min-effect", "alpha", "json",
+						NULL };
+	static const char *const diff_not[] = { "pid", "comm", "mode",
+						"repeat", "duration", NULL };
+	static const char *const probe_has[] = { "mode", "metric", "json",
+						 NULL };
+	static const char *const probe_not[] = { "pid", "duration", "listen",
+						 NULL };
+	static const char *const export_has[] = { "listen", "cgroup-labels",
+						  "duration", NULL };
+	static const char *const export_not[] = { "rows", "json", "repeat",
+						  NULL };
+	static const char *const snoop_has[] = { "pid", "duration", NULL };
+	static const char *const snoop_not[] = { "listen", "rows", NULL };
+	static const char *const maps_has[] = { "pid", "interval", NULL };
+	static const char *const maps_not[] = { "mode", "listen", NULL };
+
+	assert_command_help(PTS_CMD_TOP, "Usage: ptscope [top]", top_has,
+			    top_not);
+	assert_command_help(PTS_CMD_STAT, "ptscope stat [OPTIONS] -p PID",
+			    stat_has, stat_not);
+	assert_command_help(PTS_CMD_DIFF, "Usage: ptscope diff", diff_has,
+			    diff_not);
+	assert_command_help(PTS_CMD_PROBE, "Usage: ptscope probe", probe_has,
+			    probe_not);
+	assert_command_help(PTS_CMD_EXPORT, "Usage: ptscope export",
+			    export_has, export_not);
+	assert_command_help(PTS_CMD_SNOOP, "Usage: ptscope snoop", snoop_has,
+			    snoop_not);
+	assert_command_help(PTS_CMD_MAPS, "Usage: ptscope maps", maps_has,
+			    maps_not);
 }
 
 /* --help and --metric's error name every opt-in metric of the catalog */
@@ -674,7 +904,7 @@ static void test_usage_options_parse(void **state)
 		assert_null(strstr(err, "unknown option"));
 		nr++;
 	}
-	assert_int_equal(nr, 17);
+	assert_int_equal(nr, 23);
 	free(text);
 }
 
@@ -721,6 +951,12 @@ int main(void)
 		cmocka_unit_test(test_options_without_command),
 		cmocka_unit_test(test_options_before_command),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_help_of_command),
+		cmocka_unit_test(test_command_usage),
+		cmocka_unit_test(test_stat_pid),
+		cmocka_unit_test(test_repeat),
+		cmocka_unit_test(test_diff_verdict_options),
+		cmocka_unit_test(test_verbose_and_libbpf_debug),
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_comm_length),
 		cmocka_unit_test(test_error_unknown_command),
