@@ -49,13 +49,6 @@ int main(int argc, char **argv)
 	case PTS_CMD_PROBE:
 		return view_probe(&opts);
 	case PTS_CMD_STAT:
-		/* the options take stat -p PID; view_stat() runs commands only */
-		if (!opts.cmd_argv) {
-			fprintf(stderr, "ptscope: stat -p is not in this build "
-				"yet; ptscope top -p PID traces a running "
-				"process\n");
-			return 2;
-		}
 		return view_stat(&opts);
 	case PTS_CMD_TOP:
 		return view_top(&opts);

@@ -142,13 +142,21 @@ static void explain_eperm(const struct pts_engine *eng)
 		"  sysctl kernel.unprivileged_bpf_disabled when not root\n");
 }
 
-/* what the user asked for and did not get, said once, after attaching */
+/*
+ * What the user asked for and did not get, said once, after attaching.
+ * EPERM is explained where it matters: probe, -v, an explicit --mode, or
+ * a start that failed; in auto mode a refused path falls back quietly
+ * (the status header names it), or every run on a box that refuses
+ * fentry would open with the same five lines.
+ */
 static void report_start(const struct pts_session *s,
-			 const struct pts_options *opts)
+			 const struct pts_options *opts, int ret)
 {
 	if (opts->verbose)
 		report_refusals(&s->eng);
-	explain_eperm(&s->eng);
+	if (opts->verbose || ret || opts->cmd == PTS_CMD_PROBE ||
+	    opts->mode != PTS_MODE_AUTO)
+		explain_eperm(&s->eng);
 	if (opts->cmd != PTS_CMD_PROBE)	/* probe's report is this */
 		warn_requested(&s->eng, opts);
 }
@@ -193,7 +201,7 @@ int view_session_start(struct pts_session *s, const struct pts_options *opts,
 	/* the BPF map holds the cgroup now */
 	cgroup_target_close(&cgroup);
 	if (s->eng.nr_choices)	/* 0: it stopped before choosing */
-		report_start(s, opts);
+		report_start(s, opts, ret);
 	return ret;
 }
 

@@ -136,35 +136,6 @@ static int stat_run_cmd(struct pts_session *s, const struct pts_options *opts,
 	return stat_read_run(s, prev, run);
 }
 
-/* sleep until @deadline (CLOCK_MONOTONIC s), or until Ctrl-C */
-static void sleep_until(double deadline)
-{
-	struct timespec ts;
-	double left;
-
-	while (!pts_stop_requested && (left = deadline - mono_seconds()) > 0) {
-		ts.tv_sec = (time_t)left;
-		ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
-		nanosleep(&ts, NULL);	/* a signal ends it early */
-	}
-}
-
-/* one window of -p PID; 0 or 1 */
-static int stat_run_window(struct pts_session *s, const struct pts_options *opts,
-			   struct pts_snapshot *prev, struct stat_run *run)
-{
-	struct kcounters before, after;
-	double start;
-
-	kcounters_read(&before);
-	start = mono_seconds();
-	sleep_until(start + opts->duration_s);
-	run->seconds = mono_seconds() - start;
-	kcounters_read(&after);
-	kcounters_delta(&after, &before, &run->kc);
-	return stat_read_run(s, prev, run);
-}
-
 static bool process_alive(pid_t pid)
 {
 	char path[64];
@@ -173,13 +144,55 @@ static bool process_alive(pid_t pid)
 	return access(path, F_OK) == 0;
 }
 
+/* a look every 200 ms whether the process is still there */
+#define WINDOW_POLL_S	0.2
+
+/*
+ * Sleep until @deadline (CLOCK_MONOTONIC s; 0: none), until @pid is gone,
+ * or until Ctrl-C
+ */
+static void sleep_until(double deadline, pid_t pid)
+{
+	struct timespec ts;
+	double left;
+
+	while (!pts_stop_requested && process_alive(pid)) {
+		left = deadline ? deadline - mono_seconds() : WINDOW_POLL_S;
+		if (left <= 0)
+			break;
+		if (left > WINDOW_POLL_S)
+			left = WINDOW_POLL_S;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
+		nanosleep(&ts, NULL);	/* a signal ends it early */
+	}
+}
+
+/* one window of -p PID (-d S; without -d until Ctrl-C); 0 or 1 */
+static int stat_run_window(struct pts_session *s, const struct pts_options *opts,
+			   struct pts_snapshot *prev, struct stat_run *run)
+{
+	struct kcounters before, after;
+	double start;
+
+	kcounters_read(&before);
+	start = mono_seconds();
+	sleep_until(opts->duration_s ? start + opts->duration_s : 0, opts->pid);
+	run->seconds = mono_seconds() - start;
+	kcounters_read(&after);
+	kcounters_delta(&after, &before, &run->kc);
+	return stat_read_run(s, prev, run);
+}
+
 /* every run (or window) of @st; a Ctrl-C ends them after the current one */
 static int stat_runs(struct stat_state *st, const struct pts_options *opts)
 {
 	struct pts_snapshot prev;
 	struct kcounters first;
+	char window[32];
 	int ret = 0;
 
+	snprintf(window, sizeof(window), "%g s", opts->duration_s);
 	if (session_read(&st->s, &prev)) {
 		fprintf(stderr, "ptscope: reading BPF maps failed: %s\n",
 			strerror(errno));
@@ -187,9 +200,10 @@ static int stat_runs(struct stat_state *st, const struct pts_options *opts)
 	}
 	kcounters_read(&first);
 	if (!opts->cmd_argv)
-		fprintf(stderr, "ptscope: tracing %s, %zu window%s of %g s, "
+		fprintf(stderr, "ptscope: tracing %s, %zu window%s of %s, "
 			"Ctrl-C to stop\n", st->cmd, st->want_runs,
-			st->want_runs == 1 ? "" : "s", opts->duration_s);
+			st->want_runs == 1 ? "" : "s",
+			opts->duration_s ? window : "until it exits");
 	while (st->nr_runs < st->want_runs && !pts_stop_requested) {
 		struct stat_run *run = &st->runs[st->nr_runs];
 
@@ -245,8 +259,10 @@ int view_stat(const struct pts_options *opts)
 	if (!ret && st.nr_runs < st.want_runs)
 		fprintf(stderr, "ptscope: stopped after %zu of %zu runs\n",
 			st.nr_runs, st.want_runs);
-	if (!ret && st.nr_runs)
+	if (!ret && st.nr_runs) {
+		view_warn_comm_unmatched(opts, &st.totals);
 		ret = stat_report(&st, opts);
+	}
 	status = stat_exit_status(&st);
 	stat_free(&st);
 	session_stop(&st.s);

@@ -131,7 +131,8 @@ static void summary_line(FILE *out, const struct rec_value *v,
  * perf stat -r's summary: per value of the recording, as diff will read
  * it, the mean ± stddev (as % of the mean) and the range over the runs
  */
-static int runs_text(FILE *out, json_object *root, size_t nr_runs)
+static int runs_text(FILE *out, json_object *root, size_t nr_runs,
+		     const char *unit)
 {
 	const struct rec_run *first;
 	const struct rec_value *v;
@@ -149,8 +150,8 @@ static int runs_text(FILE *out, json_object *root, size_t nr_runs)
 		fprintf(stderr, "ptscope: the per-run summary: %s\n", err);
 		goto out;
 	}
-	fprintf(out, "\nover %zu runs (mean ± stddev as %% of it, min – max):\n",
-		rec.nr_runs);
+	fprintf(out, "\nover %zu %ss (mean ± stddev as %% of it, min – max):\n",
+		rec.nr_runs, unit);
 	first = &rec.runs[0];
 	for (i = 0; i < first->nr; i++) {
 		v = &first->v[i];
@@ -169,20 +170,31 @@ out:
 	return ret;
 }
 
-static void stat_text(FILE *out, struct stat_state *st, json_object *root)
+/* "ptscope stat: 'CMD' exited 0 after 1.2 s", "..., 5 runs, exit 0, ..." */
+static void stat_title(FILE *out, struct stat_state *st,
+		       const struct pts_options *opts)
 {
-	struct pts_session *s = &st->s;
+	const char *unit = opts->cmd_argv ? "run" : "window";
 	char safe[4 * sizeof(st->cmd)];
 
 	fprintf(out, "\nptscope stat: '%s'", fmt_escape(safe, sizeof(safe), st->cmd));
-	if (st->nr_runs > 1)
-		fprintf(out, ", %zu runs, exit %d, %.3f s in all (kernel %s)\n",
-			st->nr_runs, stat_exit_status(st), total_seconds(st),
-			s->kf.release);
+	if (opts->cmd_argv && st->nr_runs == 1)
+		fprintf(out, " exited %d after %.3f s", st->runs[0].exit_status,
+			st->runs[0].seconds);
+	else if (st->nr_runs == 1)
+		fprintf(out, ", a window of %.3f s", st->runs[0].seconds);
 	else
-		fprintf(out, " exited %d after %.3f s (kernel %s)\n",
-			st->runs[0].exit_status, st->runs[0].seconds,
-			s->kf.release);
+		fprintf(out, ", %zu %ss, exit %d, %.3f s in all", st->nr_runs,
+			unit, stat_exit_status(st), total_seconds(st));
+	fprintf(out, " (kernel %s)\n", st->s.kf.release);
+}
+
+static void stat_text(FILE *out, struct stat_state *st, json_object *root,
+		      const struct pts_options *opts)
+{
+	struct pts_session *s = &st->s;
+
+	stat_title(out, st, opts);
 	report_metric_status(out, &s->rep);
 	report_snapshot_text(out, &s->rep, &st->totals, true);
 	kcounters_text(out, &st->kc_total);
@@ -190,7 +202,9 @@ static void stat_text(FILE *out, struct stat_state *st, json_object *root)
 	procs_text(out, &st->totals);
 	report_cgroups_text(out, &s->rep, &st->totals, (int)st->totals.nr_cgroups,
 			    false);
-	if (st->nr_runs > 1 && runs_text(out, root, st->nr_runs) == -ENOMEM)
+	if (st->nr_runs > 1 &&
+	    runs_text(out, root, st->nr_runs,
+		      opts->cmd_argv ? "run" : "window") == -ENOMEM)
 		fprintf(stderr, "ptscope: the per-run summary: out of memory\n");
 }
 
@@ -218,7 +232,7 @@ int stat_report(struct stat_state *st, const struct pts_options *opts)
 	if (json) {
 		ret = report_write_json_to(root, out, opts->output);
 	} else {
-		stat_text(out, st, root);
+		stat_text(out, st, root, opts);
 		ret = report_close(out, opts->output);
 	}
 	json_object_put(root);
