@@ -409,6 +409,7 @@ static void check_diff(void)
 	const char *const labels[DIFF_SIDES] = { "base", "new" };
 	const struct pts_schema_ctx sc = schema_ctx();
 	json_object *base = recording(1), *new = recording(2);
+	struct diff_params params;
 	struct diff_result res;
 	const struct pts_field *f;
 	const struct pts_hist *h;
@@ -417,7 +418,9 @@ static void check_diff(void)
 	size_t r, k;
 	bool found;
 
-	assert_int_equal(diff_compare(base, new, labels, &res, err, sizeof(err)), 0);
+	diff_default_params(&params);
+	assert_int_equal(diff_compare(base, new, labels, &params, &res, err,
+				      sizeof(err)), 0);
 	for (r = 0; r < pts_nr_fields; r++) {
 		f = &pts_fields[r];
 		if (!f->diff || !schema_section_attached(&sc, f->section) ||
