@@ -22,8 +22,8 @@
 #   docs/samples.sh --check    TAP, one result per sample: does the doc
 #                              show what build/ptscope prints now?
 #   docs/samples.sh --update   rewrite every sample block from build/ptscope
-#   docs/samples.sh --record   record docs/samples/*.json again (root, BPF:
-#                              the recordings of a new format)
+#   docs/samples.sh --record   record docs/samples/*.json again, 5 runs
+#                              each (root, BPF: a new recording format)
 #
 # Nothing is built: without build/ptscope it says so and fails (make all).
 set -u
@@ -170,14 +170,20 @@ record() {
 		exit 1
 	fi
 	mkdir -p docs/samples
-	build/ptscope stat --json -o docs/samples/aligned.json -- \
-		"$bench" mremap --size 16M --align pmd --thp never --count 4 \
-		>/dev/null || exit 1
-	build/ptscope stat --json -o docs/samples/page-off.json -- \
-		"$bench" mremap --size 16M --align page --thp never --count 4 \
-		>/dev/null || exit 1
-	echo "recorded docs/samples/aligned.json docs/samples/page-off.json;" \
+	# 5 runs each: the same command twice, and its move a page off
+	rec aligned "$bench" mremap --size 16M --align pmd --thp never --count 4
+	rec aligned-again "$bench" mremap --size 16M --align pmd --thp never --count 4
+	rec page-off "$bench" mremap --size 16M --align page --thp never --count 4
+	echo "recorded docs/samples/{aligned,aligned-again,page-off}.json;" \
 		"now docs/samples.sh --update"
+}
+
+# rec NAME CMD...: docs/samples/NAME.json, 5 runs of CMD
+rec() {
+	local name=$1
+	shift
+	build/ptscope stat --repeat 5 -o "docs/samples/$name.json" -- "$@" \
+		>/dev/null 2>&1 || exit 1
 }
 
 [ $# -eq 1 ] || usage

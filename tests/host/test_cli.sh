@@ -240,7 +240,7 @@ check_eq "probe: widest line <= 100 columns" yes \
 	"$(awk '{ if (length > m) m = length } END { print (NR && m <= 100) ? "yes" : "no: " m }' "$TMP/probe.wide")"
 
 # stat: each unavailability reason once in the report, metrics refer to it
-"$PTSCOPE" stat -- true >"$TMP/stat.txt" 2>/dev/null
+"$PTSCOPE" stat -- true >/dev/null 2>"$TMP/stat.txt"
 sed -n '/^  why unavailable:/,/^$/{s/^ *\[[0-9]*\] //p}' "$TMP/stat.txt" >"$TMP/reasons"
 if [ -s "$TMP/reasons" ]; then
 	repeated=$(while read -r reason; do

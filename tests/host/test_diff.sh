@@ -135,9 +135,9 @@ fi
 # bytes per call are exact in every run; the latency per call grows with
 # the PTEs moved (16 against 16384), though on this box a call of a few
 # PTEs already costs 50-350 us (shadow paging), so only a large ratio
-# stands out of the noise in 6 runs
-if stat_rep "$TMP/small.json" 6 "${move[@]/4M/64K}" --count 40 &&
-   stat_rep "$TMP/big.json" 6 "${move[@]/4M/64M}" --count 40 &&
+# stands out of the noise in 8 runs
+if stat_rep "$TMP/small.json" 8 "${move[@]/4M/64K}" --count 40 &&
+   stat_rep "$TMP/big.json" 8 "${move[@]/4M/64M}" --count 40 &&
    diff_ok "64K vs 64M moves" "$TMP/ch.json" --json "$TMP/small.json" "$TMP/big.json" &&
    diff_ok "64K vs 64M moves, text" "$TMP/ch.txt" "$TMP/small.json" "$TMP/big.json"; then
 	check_eq "64K vs 64M moves: verdict" changed "$(json "$TMP/ch.json" "d['verdict']")"
