@@ -273,4 +273,15 @@ setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$PTSCOPE" pr
 check_eq "probe as nobody: exit 1, told to run as root" "1 yes" \
 	"$? $(grep -q 'needs root' "$TMP/nobody.err" && echo yes)"
 
+# stat -c NAME where no task of that name did anything: a warning, not an
+# empty report in silence; a name that did: no warning
+"$PTSCOPE" stat -c no-such-comm -- "$BENCH" mremap --size 2M --align pmd \
+	--count 1 >/dev/null 2>"$TMP/nomatch.err"
+check_eq "stat -c no-such-comm: exit 0, warned that it matched no process" "0 1" \
+	"$? $(grep -c '^ptscope: warning: -c no-such-comm matched no process' "$TMP/nomatch.err")"
+"$PTSCOPE" stat -c ptscope-bench -- "$BENCH" mremap --size 2M --align pmd \
+	--count 1 >/dev/null 2>"$TMP/match.err"
+check_eq "stat -c ptscope-bench: the bench matched, no warning" "0 0" \
+	"$? $(grep -c 'matched no process' "$TMP/match.err")"
+
 finish
