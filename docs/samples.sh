@@ -174,8 +174,10 @@ record() {
 	rec aligned "$bench" mremap --size 16M --align pmd --thp never --count 4
 	rec aligned-again "$bench" mremap --size 16M --align pmd --thp never --count 4
 	rec page-off "$bench" mremap --size 16M --align page --thp never --count 4
-	echo "recorded docs/samples/{aligned,aligned-again,page-off}.json;" \
-		"now docs/samples.sh --update"
+	# one run a side: what diff says without --repeat
+	rec_once aligned-once "$bench" mremap --size 16M --align pmd --thp never --count 4
+	rec_once page-off-once "$bench" mremap --size 16M --align page --thp never --count 4
+	echo "recorded docs/samples/*.json; now docs/samples.sh --update"
 }
 
 # rec NAME CMD...: docs/samples/NAME.json, 5 runs of CMD
@@ -183,6 +185,14 @@ rec() {
 	local name=$1
 	shift
 	build/ptscope stat --repeat 5 -o "docs/samples/$name.json" -- "$@" \
+		>/dev/null 2>&1 || exit 1
+}
+
+# rec_once NAME CMD...: docs/samples/NAME.json, one run of CMD
+rec_once() {
+	local name=$1
+	shift
+	build/ptscope stat -o "docs/samples/$name.json" -- "$@" \
 		>/dev/null 2>&1 || exit 1
 }
 

@@ -186,9 +186,10 @@ static void print_verdict(FILE *out, const struct diff_result *res)
 		return;
 	}
 	fprintf(out, "  %zu rows tested over %zu and %zu runs: counts the same in "
-		"every run exactly, the rest by Welch's t-test, Holm-adjusted "
-		"p < %g, |change| >= %g%%\n", res->nr_tested, runs[DIFF_BASE],
-		runs[DIFF_NEW], res->params.alpha, res->params.min_effect_pct);
+		"every run exactly, the rest by Welch's t-test (Holm-adjusted "
+		"p < %g, 95%% interval beyond ±%g%%)\n", res->nr_tested,
+		runs[DIFF_BASE], runs[DIFF_NEW], res->params.alpha,
+		res->params.min_effect_pct);
 }
 
 static void print_header(FILE *out, const struct diff_result *res,
@@ -413,6 +414,9 @@ static void print_text(FILE *out, const struct diff_result *res,
 	print_explanation(out, res);
 	if (all)
 		print_all(out, res);
+	else if (res->verdict == DIFF_NOT_ENOUGH_RUNS)
+		fprintf(out, "\n  %zu rows in all (--all shows every one)\n",
+			res->nr_rows);
 	else if (res->nr_rows > res->nr_changed)
 		fprintf(out, "\n  %zu more rows without a change (--all shows "
 			"them)\n", res->nr_rows - res->nr_changed);
