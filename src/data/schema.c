@@ -333,6 +333,11 @@ const struct pts_derived pts_derived[] = {
 	  .den = "levels.ptes", .scale = 1 },
 	{ .name = "levels.ptes_per_batch", .num = "levels.ptes",
 	  .den = "levels.pte_batches", .scale = 1 },
+	/* the 6.17 regression: 1 per present PTE; its fix: 0 on x86, 1 per batch */
+	{ .name = "levels.folio_lookups_per_pte", .num = "levels.folio_lookups",
+	  .den = "levels.ptes", .scale = 1 },
+	{ .name = "levels.folio_lookups_per_batch", .num = "levels.folio_lookups",
+	  .den = "levels.pte_batches", .scale = 1 },
 	{ .name = "faults%s.fallback_pct", .num = "faults%s.fallback",
 	  .den = "faults%s.alloc", .den_plus = "faults%s.fallback", .scale = 100,
 	  .label = PTS_LABEL_ORDER },

@@ -310,6 +310,20 @@ static void test_level_ratios(void **state)
 	assert_row(&res, "move_page_tables.calls_per_mremap", 1, 2, 100);
 	assert_row(&res, "move_page_tables.latency_mean_ns", 2500, 3750, 50);
 	diff_result_free(&res);
+	/* the regression's signature: a lookup per PTE, against one per batch */
+	attach(base, "mremap.pte_batches", "exact", "tp_btf mremap:move_ptes");
+	attach(new, "mremap.pte_batches", "exact", "tp_btf mremap:move_ptes");
+	put_num(base, "counters/mremap_levels/pte_batches", 100);
+	put_num(base, "counters/mremap_levels/folio_lookups", 98);
+	put_num(new, "counters/mremap_levels/pte_batches", 10);
+	put_num(new, "counters/mremap_levels/folio_lookups", 10);
+	compare_ok(base, new, &res);
+	assert_row(&res, "levels.folio_lookups_per_pte", 0.98, 0.1,
+		   (0.1 - 0.98) / 0.98 * 100);
+	assert_row(&res, "levels.folio_lookups_per_batch", 0.98, 1,
+		   (1 - 0.98) / 0.98 * 100);
+	assert_row(&res, "levels.ptes_per_batch", 1, 10, 900);
+	diff_result_free(&res);
 	json_object_put(base);
 	json_object_put(new);
 }
