@@ -61,6 +61,11 @@ static const char *const sort_keys[] = {
 	[PTS_SORT_PID] = "pid",
 };
 
+const char *options_sort_name(enum pts_sort key)
+{
+	return key < ARRAY_SIZE(sort_keys) ? sort_keys[key] : "?";
+}
+
 #define MAX_CHOICES	16
 
 /* the words an option's value can be: fills @words, returns how many */

@@ -27,6 +27,7 @@ enum pts_sort {
 	PTS_SORT_LATENCY,	/* mean mremap latency */
 	PTS_SORT_PID,
 };
+#define PTS_NR_SORTS	(PTS_SORT_PID + 1)
 
 #define PTS_MAX_OPT_IN	4
 #define PTS_CGROUP_LABELS	5	/* --cgroup-labels default */
@@ -61,5 +62,7 @@ struct pts_options {
 int options_parse(int argc, char **argv, struct pts_options *opts,
 		  char *err, size_t errlen);
 void options_usage(FILE *out);
+/* -s KEY's word for @key, "activity" */
+const char *options_sort_name(enum pts_sort key);
 
 #endif

@@ -1,0 +1,149 @@
+#!/bin/bash
+# ptscope top on a terminal (a pseudo-terminal from tests/host/pty_run.py):
+# its keys, the terminal mode put back on every way out, frames that fit
+# the window, -d honoured inside a long interval, rates and counts
+# labelled, and a wall-clock time in every JSON frame.  Counts are checked
+# against the bench workload's geometry.
+. "$(dirname "$0")/lib.sh"
+require_root
+PTY="python3 $(dirname "$0")/pty_run.py"
+
+# screen LOG: the captured output without escape sequences, one line each
+screen() {
+	sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\r$//' "$1"
+}
+
+# result LINE KEY: "exit", "secs" or "restored" of pty_run.py's last line
+result() {
+	sed -n "s/.*\b$2=\([^ ]*\).*/\1/p" <<<"$1"
+}
+
+# wider LOG COLS: how many screen lines are wider than COLS
+wider() {
+	screen "$1" | awk -v c="$2" 'length($0) > c { n++ } END { print n + 0 }'
+}
+
+# held_bench ARGS...: a bench that starts its workload once "$TMP/go"
+# exists, so top can follow its pid (-p) from before the first call: other
+# ptscope-bench runs on the box never mix in; its pid in $target
+held_bench() {
+	rm -f "$TMP/go"
+	sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done; shift; exec "$@"' \
+		sh "$TMP/go" "$BENCH" "$@" >/dev/null &
+	target=$!
+}
+
+# q quits at once (not at the end of a 5 s interval), cleanly
+r=$($PTY 80 "$TMP/q.log" expect:'Ctrl-C to stop' mark send:q -- \
+	"$PTSCOPE" top -i 5)
+check_eq "top q: exit code" 0 "$(result "$r" exit)"
+secs=$(result "$r" secs)
+if [[ $secs =~ ^[0-9.]+$ ]] && awk -v s="$secs" 'BEGIN { exit !(s < 3) }'; then
+	ok "top q: ended ${secs} s after the key, inside a 5 s interval"
+else
+	not_ok "top q: ended '$secs' s after the key (want < 3 s)"
+fi
+check_eq "top q: terminal back in canonical mode with echo" yes \
+	"$(result "$r" restored)"
+
+# Ctrl-C in cbreak mode: still SIGINT, still detaches, mode put back
+r=$($PTY 80 "$TMP/int.log" expect:'Ctrl-C to stop' send:'\x03' -- \
+	"$PTSCOPE" top -i 5)
+check_eq "top Ctrl-C on a terminal: exit code" 0 "$(result "$r" exit)"
+check_eq "top Ctrl-C: terminal mode put back" yes "$(result "$r" restored)"
+
+# ? shows the keys; s moves to the next sort key (-s mremap -> faults)
+r=$($PTY 80 "$TMP/keys.log" expect:'sort mremap' send:'?' \
+	expect:'ptscope top: keys' send:s expect:'sort faults' send:q -- \
+	"$PTSCOPE" top -i 0.3 -s mremap)
+check_eq "top ? then s then q: exit code" 0 "$(result "$r" exit)"
+check_eq "top ?: the quit key is listed" 1 \
+	"$(screen "$TMP/keys.log" | grep -c '^  q  *quit')"
+check_eq "top s: the header names the next sort key" 1 \
+	"$(screen "$TMP/keys.log" | grep -m1 -c 'sort faults')"
+
+# stdin not a terminal: no keys, and the usual start message
+"$PTSCOPE" top -i 0.2 -d 0.5 </dev/null >"$TMP/nokeys.out" 2>"$TMP/nokeys.err"
+check_eq "top, stdin not a tty: exit code" 0 "$?"
+check_eq "top, stdin not a tty: no key hint" 1 \
+	"$(grep -cx 'ptscope: tracing, Ctrl-C to stop' "$TMP/nokeys.err")"
+
+# an 80-column terminal with busy rows: nothing wider, columns dropped
+# by priority and named; at 132 columns every column is there
+"$BENCH" move-loop --count 400000 --class page >/dev/null &
+bench=$!
+r=$($PTY 80 "$TMP/w80.log" expect:'ptscope-bench' expect:'sort activity' \
+	send:q -- "$PTSCOPE" top -i 0.5)
+check_eq "top at 80 columns: exit code" 0 "$(result "$r" exit)"
+check_eq "top at 80 columns: lines wider than 80" 0 "$(wider "$TMP/w80.log" 80)"
+check_eq "top at 80 columns: the dropped columns are named" 1 \
+	"$(screen "$TMP/w80.log" | grep -m1 -c '^hidden at 80 columns: INPLACE F-FALLBK$')"
+r=$($PTY 132 "$TMP/w132.log" expect:'ptscope-bench' send:q -- \
+	"$PTSCOPE" top -i 0.5)
+check_eq "top at 132 columns: lines wider than 132" 0 "$(wider "$TMP/w132.log" 132)"
+check_eq "top at 132 columns: F-FALLBK shown, nothing hidden" "1 0" \
+	"$(screen "$TMP/w132.log" | grep -m1 -c 'INPLACE.*F-FALLBK') $(screen "$TMP/w132.log" | grep -c '^hidden')"
+kill $bench 2>/dev/null
+wait $bench 2>/dev/null
+
+# -i 2: rates say /s, counts say per 2 s; 6 moves in one 2 s frame
+held_bench mremap --size 16M --align pmd --count 6
+"$PTSCOPE" top -i 2 -d 2 -p $target >"$TMP/rates.out" 2>"$TMP/rates.err" &
+pid=$!
+if wait_for 10 grep -q 'tracing' "$TMP/rates.err"; then
+	touch "$TMP/go"
+	wait $target
+	wait $pid
+	check_eq "top -i 2: mremap line labels rate and count" 1 \
+		"$(grep -c '^mremap calls 3.0/s, per 2 s: pud 0 pmd 6 ' "$TMP/rates.out")"
+	check_eq "top -i 2: fault line labels rate and count" 1 \
+		"$(grep -c '^hugepage faults [0-9.]*/s, per 2 s: ' "$TMP/rates.out")"
+else
+	kill $pid $target 2>/dev/null
+	not_ok "top -i 2 did not start: $(head -n2 "$TMP/rates.err")"
+fi
+
+# -d inside a longer interval: ends at -d, the frame says it is partial
+# and still holds the workload's moves
+held_bench mremap --size 16M --align pmd --count 3
+"$PTSCOPE" top -i 10 -d 2 -p $target >"$TMP/d.out" 2>"$TMP/d.err" &
+pid=$!
+if wait_for 10 grep -q 'tracing' "$TMP/d.err"; then
+	start=$(date +%s.%N)	# -d counts from here, after the attach
+	touch "$TMP/go"
+	wait $target
+	wait $pid
+	rc=$?
+	took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	check_eq "top -i 10 -d 2: exit code" 0 "$rc"
+	if awk -v t="$took" 'BEGIN { exit !(t < 4) }'; then
+		ok "top -i 10 -d 2: ended $took s after it began tracing (< 4 s)"
+	else
+		not_ok "top -i 10 -d 2: ran $took s (want < 4 s)"
+	fi
+	check_eq "top -i 10 -d 2: the frame says it was cut short" 1 \
+		"$(grep -c '^last frame: 2 s of the 10 s interval, -d ended the run$' "$TMP/d.out")"
+	check_eq "top -i 10 -d 2: the partial frame's pmd moves" 3 \
+		"$(awk '$2 == "ptscope-bench" { s += $5 } END { print s + 0 }' "$TMP/d.out")"
+else
+	kill $pid $target 2>/dev/null
+	not_ok "top -i 10 -d 2 did not start: $(head -n2 "$TMP/d.err")"
+fi
+
+# --json: every frame has an ISO 8601 UTC time, increasing, near now;
+# the -d frame inside the interval is marked partial
+before=$(date -u +%s)
+"$PTSCOPE" top --json -i 0.4 -d 1 >"$TMP/top.json" 2>"$TMP/json.err"
+check_eq "top --json -i 0.4 -d 1: exit code" 0 "$?"
+check_eq "top --json: frames, times (UTC, increasing, after the start), partial last" \
+	"3 3 True [False, False, True]" "$(python3 -c 'import json, sys, datetime
+frames = [json.loads(l) for l in open(sys.argv[1])]
+times = [datetime.datetime.strptime(f["time"], "%Y-%m-%dT%H:%M:%S.%fZ")
+         .replace(tzinfo=datetime.timezone.utc) for f in frames]
+start = float(sys.argv[2])
+ok = all(b > a for a, b in zip(times, times[1:])) and \
+    all(0 <= t.timestamp() - start < 30 for t in times)
+print(len(frames), len(times), ok, [f.get("partial", False) for f in frames])' \
+	"$TMP/top.json" "$before")"
+
+finish
