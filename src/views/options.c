@@ -26,6 +26,7 @@
 #define OPT_BPF_STATS	(OPT_FIRST_LONG + 3)
 #define OPT_CGROUP	(OPT_FIRST_LONG + 4)
 #define OPT_CGROUP_LABELS	(OPT_FIRST_LONG + 5)
+#define OPT_TIME	(OPT_FIRST_LONG + 6)
 
 struct cmd_spec {
 	const char *name;
@@ -78,6 +79,13 @@ static int sort_choices(const char **words)
 	for (i = 0; i < ARRAY_SIZE(sort_keys); i++)
 		words[i] = sort_keys[i];
 	return ARRAY_SIZE(sort_keys);
+}
+
+static int time_choices(const char **words)
+{
+	words[0] = "rel";
+	words[1] = "wall";
+	return 2;
 }
 
 static int mode_choices(const char **words)
@@ -135,6 +143,12 @@ static const struct opt_spec opt_specs[] = {
 	{ .name = "sort", .val = 's', .arg = "KEY", .cmds = CMD(PTS_CMD_TOP),
 	  .help = "sort both tables (cgroups by path for pid) by",
 	  .choices = sort_choices, .dflt = "activity" },
+	{ .name = "time", .val = OPT_TIME, .arg = "WHEN",
+	  .cmds = CMD(PTS_CMD_SNOOP),
+	  .refuse = "--time applies to snoop only",
+	  .help = "the TIME column: seconds since tracing began (rel) or "
+		  "the local time of day with microseconds (wall):",
+	  .choices = time_choices, .dflt = "rel" },
 	{ .name = "json", .val = 'j', .help = "JSON output" },
 	{ .name = "output", .val = 'o', .arg = "FILE",
 	  .help = "write the report to FILE instead of stdout" },
@@ -506,6 +520,11 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 	case 's':
 		if (parse_sort(arg, &opts->sort))
 			return bad_choice(c, "-s", arg, "", err, errlen);
+		return 0;
+	case OPT_TIME:
+		if (strcmp(arg, "rel") && strcmp(arg, "wall"))
+			return bad_choice(c, "--time", arg, "", err, errlen);
+		opts->time_wall = !strcmp(arg, "wall");
 		return 0;
 	case 'j':
 		opts->json = true;

@@ -41,6 +41,7 @@ struct pts_options {
 	bool interval_set;		/* -i given: maps refreshes */
 	double duration_s;		/* -d: 0 for until Ctrl-C */
 	bool json;
+	bool time_wall;			/* snoop: --time wall */
 	const char *output;		/* -o FILE */
 	int mode;			/* PTS_MODE_AUTO or enum pts_path_kind */
 	bool verbose;

@@ -70,6 +70,16 @@ stat_json() {
 	fi
 }
 
+# held_bench ARGS...: a bench that starts its workload once "$TMP/go"
+# exists, so ptscope can follow its pid (-p) from before the first call: other
+# ptscope-bench runs on the box never mix in; its pid in $target
+held_bench() {
+	rm -f "$TMP/go"
+	sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done; shift; exec "$@"' \
+		sh "$TMP/go" "$BENCH" "$@" >/dev/null &
+	target=$!
+}
+
 # free_port [ADDR]: a TCP port nothing listens on at ADDR (127.0.0.1)
 free_port() {
 	python3 -c 'import socket, sys
