@@ -99,6 +99,7 @@ struct top_frame {
 	struct pts_snapshot *d;
 	int rows;		/* process and cgroup rows at most */
 	int width;		/* columns of the output */
+	double span;		/* seconds the frame was meant to cover */
 	bool partial;		/* -d ended the interval early */
 };
 
@@ -152,7 +153,7 @@ static void top_header(FILE *out, const struct top_frame *f)
 		f->s->kf.release, options_sort_name(sort_key));
 	if (f->partial)
 		fprintf(out, "last frame: %s of the %s interval, -d ended the "
-			"run\n", fmt_secs(secs, sizeof(secs), f->d->mono_s),
+			"run\n", fmt_secs(secs, sizeof(secs), f->span),
 			fmt_secs(interval, sizeof(interval),
 				 top_opts->interval_s));
 	metric_line(out, f);
@@ -176,7 +177,7 @@ static void top_totals(FILE *out, const struct top_frame *f)
 	char small_s[16], pmd_s[16], per[32];
 	unsigned int c;
 
-	fmt_secs(per, sizeof(per), d->mono_s);
+	fmt_secs(per, sizeof(per), f->span);
 	fprintf(out, "\nmremap calls %.1f/s, per %s:",
 		schema_counter_total(calls, d) / secs, per);
 	for (c = 0; c < schema_label_count(calls); c++)
@@ -360,7 +361,7 @@ static void top_table(FILE *out, const struct top_frame *f)
 
 	top_sort(d, sort_key);
 	fprintf(out, "\nper process, per %s: mremap calls by class, hugepage "
-		"faults by size (F-*)\n", fmt_secs(per, sizeof(per), d->mono_s));
+		"faults by size (F-*)\n", fmt_secs(per, sizeof(per), f->span));
 	if (fit_columns(f->width, shown))
 		hidden_line(out, shown, f->width, page_size);
 	for (c = 0; c < NR_COLS; c++)
@@ -489,20 +490,17 @@ static int render_tty(FILE *out, struct top_frame *f, bool help)
 	return out_error(out);
 }
 
-static int render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
-		  bool partial, bool help)
+/* @f's data, span and partial set; the rest is the output's */
+static int render(FILE *out, struct top_frame *f, bool help)
 {
-	struct top_frame f = {
-		.s = s, .d = d, .rows = top_opts->rows, .partial = partial,
-		.width = term_columns(fileno(out)),
-	};
-
-	report_sort_cgroups(d, sort_key);
+	f->rows = top_opts->rows;
+	f->width = term_columns(fileno(out));
+	report_sort_cgroups(f->d, sort_key);
 	if (top_opts->json)
-		return render_json(out, &f);
+		return render_json(out, f);
 	if (isatty(fileno(out)))
-		return render_tty(out, &f, help);
-	render_text(out, &f);
+		return render_tty(out, f, help);
+	render_text(out, f);
 	fputc('\n', out);
 	return out_error(out);
 }
@@ -537,15 +535,14 @@ static bool top_key(struct top_keys *k, int key, FILE *out)
  * The screen again after a key, not waiting for the next frame.  A write
  * error here is left to that frame, whose write fails the same way.
  */
-static void redraw(FILE *out, struct pts_session *s, struct pts_snapshot *last,
-		   const struct top_keys *k)
+static void redraw(FILE *out, struct top_frame *last, const struct top_keys *k)
 {
 	if (top_opts->json || !isatty(fileno(out)))
 		return;
 	if (k->help)
 		help_screen(out, term_columns(fileno(out)));
 	else if (last)
-		render(out, s, last, false, false);
+		render(out, last, false);
 }
 
 /*
@@ -553,8 +550,7 @@ static void redraw(FILE *out, struct pts_session *s, struct pts_snapshot *last,
  * redraw @last at once when it changes the screen.
  */
 static int wait_refresh(struct pts_exporter *ex, double next,
-			struct top_keys *k, FILE *out,
-			struct pts_session *s, struct pts_snapshot *last)
+			struct top_keys *k, FILE *out, struct top_frame *last)
 {
 	const sigset_t *mask = signals_hold();
 	double until;
@@ -573,7 +569,7 @@ static int wait_refresh(struct pts_exporter *ex, double next,
 		}
 		key = term_wait_key(until, mask);
 		if (key && top_key(k, key, out))
-			redraw(out, s, last, k);
+			redraw(out, last, k);
 	}
 	return 0;
 }
@@ -599,8 +595,9 @@ static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out,
 	const struct pts_options *opts = top_opts;
 	struct pts_snapshot prev, now, delta = {}, last = {};
 	struct top_keys keys = { .on = term_keys_begin() };
-	double stop_at, next;
-	bool partial = false, have_last = false;
+	struct top_frame frame = { .s = s };
+	double stop_at, next, begin;
+	bool partial = false;
 	int ret = 0;
 
 	if (session_read(s, &prev))
@@ -611,18 +608,22 @@ static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out,
 	stop_at = opts->duration_s ? next + opts->duration_s : 0;
 	while (!pts_stop_requested && !partial &&
 	       (!stop_at || next < stop_at - 1e-3)) {
+		begin = next;
 		next = frame_end(next, stop_at, &partial);
-		ret = wait_refresh(ex, next, &keys, out, s,
-				   have_last ? &last : NULL);
+		ret = wait_refresh(ex, next, &keys, out,
+				   frame.d ? &frame : NULL);
 		if (ret || pts_stop_requested)
 			break;
 		if (session_read(s, &now))
 			goto read_failed;
 		snapshot_delta(&now, &prev, &delta);
-		*werr = render(out, s, &delta, partial, keys.help);
+		frame.d = &delta;
+		frame.span = next - begin;
+		frame.partial = partial;
+		*werr = render(out, &frame, keys.help);
 		snapshot_free(&last);
 		last = delta;
-		have_last = true;
+		frame.d = &last;	/* what a key redraws */
 		snapshot_free(&prev);
 		prev = now;
 		if (*werr)
