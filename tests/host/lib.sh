@@ -57,6 +57,14 @@ mremap_field() {
 	json "$1" "d['counters']['mremap']['classes']['$2']['$3']"
 }
 
+# frames_sum FILE CLASS FIELD: FIELD of mremap class CLASS summed over the
+# JSON frames (one a line) of top --json
+frames_sum() {
+	python3 -c 'import json, sys
+print(sum(json.loads(l)["mremap"]["classes"][sys.argv[2]][sys.argv[3]]
+          for l in open(sys.argv[1])))' "$1" "$2" "$3"
+}
+
 # stat_json OUT CMD...: run CMD under ptscope stat, JSON report in OUT
 stat_json() {
 	local out=$1
