@@ -20,6 +20,9 @@ bool term_keys_begin(void)
 		return true;
 	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_mode))
 		return false;
+	/* in the background ("top -o f &") tcsetattr() would stop us (SIGTTOU) */
+	if (tcgetpgrp(STDIN_FILENO) != getpgrp())
+		return false;
 	raw = saved_mode;
 	/* ISIG stays: Ctrl-C still sends SIGINT and ends the view cleanly */
 	raw.c_lflag &= ~(ICANON | ECHO);

@@ -58,6 +58,13 @@ check_eq "top, stdin not a tty: exit code" 0 "$?"
 check_eq "top, stdin not a tty: no key hint" 1 \
 	"$(grep -cx 'ptscope: tracing, Ctrl-C to stop' "$TMP/nokeys.err")"
 
+# a background job of the terminal's shell (job control on): no keys, so
+# no tcsetattr() that would stop it with SIGTTOU (wait gives 150 then)
+r=$($PTY 80 "$TMP/bg.log" -- bash -c 'set -m; "$1" top -i 0.3 -d 1 -o "$2" &
+	wait $!; echo "job rc=$?"' sh "$PTSCOPE" "$TMP/bg.out")
+check_eq "top in the background of a terminal: runs to its end" "job rc=0" \
+	"$(screen "$TMP/bg.log" | grep -o 'job rc=[0-9]*')"
+
 # an 80-column terminal with busy rows: nothing wider, columns dropped
 # by priority and named; at 132 columns every column is there
 "$BENCH" move-loop --count 400000 --class page >/dev/null &
