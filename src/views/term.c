@@ -51,8 +51,8 @@ int term_wait_key(double deadline, const sigset_t *wait_mask)
 	struct timespec ts;
 	unsigned char key;
 
-	if (left <= 0)
-		return 0;
+	if (left < 0)
+		left = 0;	/* a key already typed is still read */
 	ts.tv_sec = (time_t)left;
 	ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
 	if (ppoll(&pfd, keys_on ? 1 : 0, &ts, wait_mask) <= 0)

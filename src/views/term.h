@@ -14,8 +14,8 @@ bool term_keys_begin(void);
 /* the terminal's mode as it was; harmless without term_keys_begin() */
 void term_keys_end(void);
 /*
- * Wait until mono_seconds() reaches @deadline, a key arrives, or a
- * signal of @wait_mask's complement: the key, or 0.
+ * Wait until mono_seconds() reaches @deadline (a past one: not at all), a
+ * key arrives, or a signal of @wait_mask's complement: the key, or 0.
  */
 int term_wait_key(double deadline, const sigset_t *wait_mask);
 /* the window of @fd: its columns, else $COLUMNS, else 80 */

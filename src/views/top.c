@@ -590,11 +590,11 @@ static double frame_end(double prev_end, double stop_at, bool *partial)
 
 /* *@werr: a write to @out failed (errno), the loop stopped there */
 static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out,
-		    int *werr)
+		    bool keys_on, int *werr)
 {
 	const struct pts_options *opts = top_opts;
 	struct pts_snapshot prev, now, delta = {}, last = {};
-	struct top_keys keys = { .on = term_keys_begin() };
+	struct top_keys keys = { .on = keys_on };
 	struct top_frame frame = { .s = s };
 	double stop_at, next, begin;
 	bool partial = false;
@@ -631,13 +631,11 @@ static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out,
 	}
 	snapshot_free(&last);
 	snapshot_free(&prev);
-	term_keys_end();
 	return ret;
 read_failed:
 	fprintf(stderr, "ptscope: reading BPF maps failed: %s\n", strerror(errno));
 	snapshot_free(&last);
 	snapshot_free(&prev);
-	term_keys_end();
 	return 1;
 }
 
@@ -658,6 +656,7 @@ int view_top(const struct pts_options *opts)
 	struct pts_exporter *ex;
 	struct pts_session s;
 	int ret, werr = 0;
+	bool keys;
 	FILE *out;
 
 	sort_key = opts->sort;
@@ -669,11 +668,14 @@ int view_top(const struct pts_options *opts)
 	if (!out) {
 		ret = 1;
 	} else {
+		/* before the privilege drop, whose filter refuses getpgrp() */
+		keys = term_keys_begin();
 		/* attached, listening, -o open: serving needs no privilege */
 		if (ex && privdrop_apply(&s))
 			ret = 1;
 		else
-			ret = top_loop(&s, ex, out, &werr);
+			ret = top_loop(&s, ex, out, keys, &werr);
+		term_keys_end();
 		ret = top_close(out, opts->output, werr) || ret;
 	}
 	view_serve_stop(&s, ex);

@@ -23,18 +23,31 @@ wider() {
 	screen "$1" | awk -v c="$2" 'length($0) > c { n++ } END { print n + 0 }'
 }
 
-# q quits at once (not at the end of a 5 s interval), cleanly
+# quits_at_once NAME RESULT: exit code 0, under 3 s after the key (top
+# runs with -i 5, so not at the end of its interval)
+quits_at_once() {
+	local secs
+	check_eq "$1: exit code" 0 "$(result "$2" exit)"
+	secs=$(result "$2" secs)
+	if [[ $secs =~ ^[0-9.]+$ ]] && awk -v s="$secs" 'BEGIN { exit !(s < 3) }'; then
+		ok "$1: ended ${secs} s after the key, inside a 5 s interval"
+	else
+		not_ok "$1: ended '$secs' s after the key (want < 3 s)"
+	fi
+}
+
+# q quits at once, cleanly
 r=$($PTY 80 "$TMP/q.log" expect:'Ctrl-C to stop' mark send:q -- \
 	"$PTSCOPE" top -i 5)
-check_eq "top q: exit code" 0 "$(result "$r" exit)"
-secs=$(result "$r" secs)
-if [[ $secs =~ ^[0-9.]+$ ]] && awk -v s="$secs" 'BEGIN { exit !(s < 3) }'; then
-	ok "top q: ended ${secs} s after the key, inside a 5 s interval"
-else
-	not_ok "top q: ended '$secs' s after the key (want < 3 s)"
-fi
+quits_at_once "top q" "$r"
 check_eq "top q: terminal back in canonical mode with echo" yes \
 	"$(result "$r" restored)"
+
+# q while serving /metrics between refreshes (--listen)
+port=$(free_port)
+r=$($PTY 80 "$TMP/listen.log" expect:'Ctrl-C to stop' mark send:q -- \
+	"$PTSCOPE" top -i 5 --listen "127.0.0.1:$port")
+quits_at_once "top --listen q" "$r"
 
 # Ctrl-C in cbreak mode: still SIGINT, still detaches, mode put back
 r=$($PTY 80 "$TMP/int.log" expect:'Ctrl-C to stop' send:'\x03' -- \
