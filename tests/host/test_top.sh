@@ -55,6 +55,12 @@ r=$($PTY 80 "$TMP/int.log" expect:'Ctrl-C to stop' send:'\x03' -- \
 check_eq "top Ctrl-C on a terminal: exit code" 0 "$(result "$r" exit)"
 check_eq "top Ctrl-C: terminal mode put back" yes "$(result "$r" restored)"
 
+# a write error ends top with exit 1, and the mode is put back then too
+r=$($PTY 80 "$TMP/full.log" expect:'Ctrl-C to stop' -- \
+	"$PTSCOPE" top -i 0.2 -o /dev/full)
+check_eq "top -o /dev/full on a terminal: exit code" 1 "$(result "$r" exit)"
+check_eq "top -o /dev/full: terminal mode put back" yes "$(result "$r" restored)"
+
 # ? shows the keys; s moves to the next sort key (-s mremap -> faults)
 r=$($PTY 80 "$TMP/keys.log" expect:'sort mremap' send:'?' \
 	expect:'ptscope top: keys' send:s expect:'sort faults' send:q -- \
