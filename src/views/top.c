@@ -427,15 +427,18 @@ static int render_json(FILE *out, const struct top_frame *f)
  * Overwrite the old screen with @frame line by line (erase to end of each
  * line and below), which does not flicker the way clearing first does.
  * A line the column fitting could not narrow (a long cgroup path) is cut
- * at the edge: the terminal would wrap it and scroll the frame.
+ * at the edge, and lines past the last row but one are left out: the
+ * terminal would wrap or scroll, and the next frame would draw over the
+ * wrong lines.
  */
-static void draw_screen(FILE *out, char *frame, int width)
+static void draw_screen(FILE *out, char *frame, int width, int height)
 {
 	char *line, *save;
+	int drawn = 0;
 
 	fputs("\033[H", out);
-	for (line = strtok_r(frame, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
+	for (line = strtok_r(frame, "\n", &save); line && drawn < height - 1;
+	     line = strtok_r(NULL, "\n", &save), drawn++)
 		fprintf(out, "%.*s\033[K\n", (int)fmt_fit_columns(line, width),
 			line);
 	fputs("\033[J", out);
@@ -461,7 +464,7 @@ static int help_screen(FILE *out, int width)
 		return 0;
 	key_help(mem);
 	fclose(mem);
-	draw_screen(out, frame, width);
+	draw_screen(out, frame, width, term_rows(fileno(out)));
 	free(frame);
 	return out_error(out);
 }
@@ -485,7 +488,7 @@ static int render_tty(FILE *out, struct top_frame *f, bool help)
 		return 0;	/* no memory for this frame: skip it */
 	render_text(mem, f);
 	fclose(mem);
-	draw_screen(out, frame, f->width);
+	draw_screen(out, frame, f->width, term_rows(fileno(out)));
 	free(frame);
 	return out_error(out);
 }

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Run a command on a pseudo-terminal of a given size and drive it.
 
-pty_run.py COLS LOG STEP... -- CMD ARGS...
+pty_run.py COLS[xROWS] LOG STEP... -- CMD ARGS...
 
+The terminal is COLS wide and ROWS (default 40) high.
 Each STEP is "expect:TEXT" (wait until the output so far holds TEXT),
-"send:KEYS" (type KEYS; \\x03 is Ctrl-C), or "mark" (start the clock
+"send:KEYS" (type KEYS; \\x03 is Ctrl-C), "sleep:SECS" (read the output
+for SECS seconds), or "mark" (start the clock
 the last line reports).  All output goes to LOG.  The last line printed is
 "exit=RC secs=S restored=yes|no": the command's exit code (-N for signal
 N), seconds from the mark (or the start) to its exit, and whether the
@@ -24,13 +26,14 @@ TIMEOUT = 20
 
 
 def main():
-    cols, log = int(sys.argv[1]), sys.argv[2]
+    size, log = sys.argv[1].split("x") + ["40"], sys.argv[2]
+    cols, rows = int(size[0]), int(size[1])
     split = sys.argv.index("--")
     steps, cmd = sys.argv[3:split], sys.argv[split + 1:]
     pid, fd = pty.fork()
     if pid == 0:
         os.execvp(cmd[0], cmd)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, cols, 0, 0))
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     out = bytearray()
     start = mark = time.monotonic()
 
@@ -55,6 +58,10 @@ def main():
                     break
         elif kind == "send":
             os.write(fd, arg.encode().decode("unicode_escape").encode())
+        elif kind == "sleep":
+            until = time.monotonic() + float(arg)
+            while time.monotonic() < until and pump(0.05):
+                pass
         elif kind == "mark":
             mark = time.monotonic()
         if not ok:

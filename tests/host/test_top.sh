@@ -102,6 +102,31 @@ check_eq "top at 132 columns: F-FALLBK shown, nothing hidden" "1 0" \
 kill $bench 2>/dev/null
 wait $bench 2>/dev/null
 
+# a small terminal (50 x 16) and many busy processes (8 shells of short
+# in-place loops): no frame is taller than the window less one line, or
+# wider than it, and the rows still show the processes
+busy_loops() {
+	local end=$((SECONDS + $1)) i
+	for i in 1 2 3 4 5 6 7 8; do
+		while [ $SECONDS -lt $end ]; do
+			"$BENCH" inplace-loop --count 3000 >/dev/null
+		done &
+	done
+	wait
+}
+busy_loops 6 &
+busy=$!
+r=$($PTY 50x16 "$TMP/small.log" expect:'ptscope-bench' sleep:2 send:q -- \
+	"$PTSCOPE" top -i 0.5)
+wait $busy
+check_eq "top at 50 x 16: exit code" 0 "$(result "$r" exit)"
+check_eq "top at 50 x 16: frames, tallest under 16 lines, with bench rows" \
+	"True True" "$(python3 -c 'import sys
+frames = open(sys.argv[1], "rb").read().split(b"\x1b[H")[1:]
+print(len(frames) > 1 and max(f.count(b"\n") for f in frames) <= 15,
+      any(b"ptscope-bench" in f for f in frames))' "$TMP/small.log")"
+check_eq "top at 50 x 16: lines wider than 50" 0 "$(wider "$TMP/small.log" 50)"
+
 # -i 2: rates say /s, counts say per 2 s; 6 moves in one 2 s frame
 held_bench mremap --size 16M --align pmd --count 6
 "$PTSCOPE" top -i 2 -d 2 -p $target >"$TMP/rates.out" 2>"$TMP/rates.err" &
