@@ -84,10 +84,24 @@ r=$($PTY 80 "$TMP/bg.log" -- bash -c 'set -m; "$1" top -i 0.3 -d 1 -o "$2" &
 check_eq "top in the background of a terminal: runs to its end" "job rc=0" \
 	"$(screen "$TMP/bg.log" | grep -o 'job rc=[0-9]*')"
 
+# busy_loops: 8 shells of short in-place loops (one row each) until
+# "$TMP/stop" exists (top may take a while to attach on a busy box), $TMP
+# is gone (the script ended early) or a minute has passed
+busy_loops() {
+	local i end=$((SECONDS + 60))
+	for i in 1 2 3 4 5 6 7 8; do
+		while [ -d "$TMP" ] && [ ! -e "$TMP/stop" ] && [ $SECONDS -lt $end ]; do
+			"$BENCH" inplace-loop --count 3000 >/dev/null
+		done &
+	done
+	wait
+}
+rm -f "$TMP/stop"
+busy_loops &
+busy=$!
+
 # an 80-column terminal with busy rows: nothing wider, columns dropped
 # by priority and named; at 132 columns every column is there
-"$BENCH" move-loop --count 400000 --class page >/dev/null &
-bench=$!
 r=$($PTY 80 "$TMP/w80.log" expect:'ptscope-bench' expect:'sort activity' \
 	send:q -- "$PTSCOPE" top -i 0.5)
 check_eq "top at 80 columns: exit code" 0 "$(result "$r" exit)"
@@ -99,26 +113,11 @@ r=$($PTY 132 "$TMP/w132.log" expect:'ptscope-bench' send:q -- \
 check_eq "top at 132 columns: lines wider than 132" 0 "$(wider "$TMP/w132.log" 132)"
 check_eq "top at 132 columns: F-FALLBK shown, nothing hidden" "1 0" \
 	"$(screen "$TMP/w132.log" | grep -m1 -c 'INPLACE.*F-FALLBK') $(screen "$TMP/w132.log" | grep -c '^hidden')"
-kill $bench 2>/dev/null
-wait $bench 2>/dev/null
 
-# a small terminal (50 x 16) and many busy processes (8 shells of short
-# in-place loops): no frame is taller than the window less one line, or
-# wider than it, and the rows still show the processes
-busy_loops() {
-	local end=$((SECONDS + $1)) i
-	for i in 1 2 3 4 5 6 7 8; do
-		while [ $SECONDS -lt $end ]; do
-			"$BENCH" inplace-loop --count 3000 >/dev/null
-		done &
-	done
-	wait
-}
-busy_loops 6 &
-busy=$!
+# a small terminal (50 x 16) with those rows: no frame is taller than the
+# window less one line, or wider than it, and the rows still show them
 r=$($PTY 50x16 "$TMP/small.log" expect:'ptscope-bench' sleep:2 send:q -- \
 	"$PTSCOPE" top -i 0.5)
-wait $busy
 check_eq "top at 50 x 16: exit code" 0 "$(result "$r" exit)"
 check_eq "top at 50 x 16: frames, tallest under 16 lines, with bench rows" \
 	"True True" "$(python3 -c 'import sys
@@ -126,6 +125,8 @@ frames = open(sys.argv[1], "rb").read().split(b"\x1b[H")[1:]
 print(len(frames) > 1 and max(f.count(b"\n") for f in frames) <= 15,
       any(b"ptscope-bench" in f for f in frames))' "$TMP/small.log")"
 check_eq "top at 50 x 16: lines wider than 50" 0 "$(wider "$TMP/small.log" 50)"
+touch "$TMP/stop"
+wait $busy
 
 # -i 2: rates say /s, counts say per 2 s; 6 moves in one 2 s frame
 held_bench mremap --size 16M --align pmd --count 6
