@@ -127,11 +127,24 @@ static __always_inline void mremap_event(const struct mremap_start *s,
 	bpf_ringbuf_submit(ev, 0);
 }
 
+/*
+ * Bytes of the mapping a call moved to a new address: move_vma() moves
+ * old_len (growing, the new part is mapped after it) or new_len (a
+ * shrinking move unmaps the tail first).  In place or failed: nothing.
+ */
+static __always_inline __u64 mremap_moved_bytes(const struct mremap_start *s,
+						__u32 class)
+{
+	if (class > PTS_MREMAP_PTE)
+		return 0;
+	return s->old_len < s->new_len ? s->old_len : s->new_len;
+}
+
 static __always_inline void mremap_exit(long ret)
 {
 	struct mremap_start *s;
 	struct pts_proc *proc;
-	__u64 delta;
+	__u64 delta, moved;
 	__u32 class;
 
 	s = thread_state(mremap_inflight);
@@ -144,6 +157,8 @@ static __always_inline void mremap_exit(long ret)
 	count_add(PTS_C_MREMAP_CALLS + class, 1);
 	count_add(PTS_C_MREMAP_OLD_BYTES + class, s->old_len);
 	count_add(PTS_C_MREMAP_NEW_BYTES + class, s->new_len);
+	moved = mremap_moved_bytes(s, class);
+	count_add(PTS_C_MREMAP_MOVED_BYTES + class, moved);
 	if (class != PTS_MREMAP_FAILED && (s->flags & MREMAP_DONTUNMAP))
 		count_add(PTS_C_MREMAP_DONTUNMAP, 1);
 	hist_add(PTS_H_MREMAP_NS + class, delta);
@@ -153,7 +168,7 @@ static __always_inline void mremap_exit(long ret)
 		__sync_fetch_and_add(&proc->mremap_old_bytes[class], s->old_len);
 		__sync_fetch_and_add(&proc->mremap_ns, delta);
 	}
-	cgroup_mremap(class, s->old_len, s->new_len, delta);
+	cgroup_mremap(class, s, moved, delta);
 	mremap_event(s, ret, class, delta);
 out:
 	s->ts = 0;

@@ -277,16 +277,18 @@ static __always_inline void count_add(__u32 idx, __u64 val)
 }
 
 /* one mremap call of @class in its cgroup's row: one lookup per call */
-static __always_inline void cgroup_mremap(__u32 class, __u64 old_len,
-					  __u64 new_len, __u64 ns)
+static __always_inline void cgroup_mremap(__u32 class,
+					  const struct mremap_start *s,
+					  __u64 moved, __u64 ns)
 {
 	struct pts_cgroup *row = current_cgroup();
 
 	if (!row || class >= PTS_MREMAP_CLASSES)
 		return;
 	cgroup_add(row, PTS_C_MREMAP_CALLS + class, 1);
-	cgroup_add(row, PTS_C_MREMAP_OLD_BYTES + class, old_len);
-	cgroup_add(row, PTS_C_MREMAP_NEW_BYTES + class, new_len);
+	cgroup_add(row, PTS_C_MREMAP_OLD_BYTES + class, s->old_len);
+	cgroup_add(row, PTS_C_MREMAP_NEW_BYTES + class, s->new_len);
+	cgroup_add(row, PTS_C_MREMAP_MOVED_BYTES + class, moved);
 	__sync_fetch_and_add(&row->mremap_ns, ns);
 }
 

@@ -199,6 +199,56 @@ static const char *const class_descs[PTS_MREMAP_CLASSES] = {
 	[PTS_MREMAP_FAILED] = "failed",
 };
 
+const char *fmt_time_iso_utc(char *buf, size_t len, const struct timespec *ts)
+{
+	struct tm tm;
+
+	gmtime_r(&ts->tv_sec, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, ts->tv_nsec / 1000);
+	return buf;
+}
+
+const char *fmt_time_local(char *buf, size_t len, const struct timespec *ts)
+{
+	struct tm tm;
+
+	localtime_r(&ts->tv_sec, &tm);
+	snprintf(buf, len, "%02d:%02d:%02d.%06ld", tm.tm_hour, tm.tm_min,
+		 tm.tm_sec, ts->tv_nsec / 1000);
+	return buf;
+}
+
+const char *fmt_secs(char *buf, size_t len, double secs)
+{
+	char num[32], *end;
+
+	/* to 10 ms (the shortest -i), without trailing zeros */
+	snprintf(num, sizeof(num), "%.2f", secs);
+	end = num + strlen(num) - 1;
+	while (*end == '0')
+		*end-- = '\0';
+	if (*end == '.')
+		*end = '\0';
+	snprintf(buf, len, "%s s", num);
+	return buf;
+}
+
+size_t fmt_fit_columns(const char *s, int cols)
+{
+	size_t i = 0;
+
+	while (s[i] && cols > 0) {
+		i++;
+		/* continuation bytes 10xxxxxx belong to the same character */
+		while (((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
+		cols--;
+	}
+	return i;
+}
+
 const char *mremap_class_name(unsigned int class)
 {
 	return class < PTS_MREMAP_CLASSES ? class_names[class] : "?";

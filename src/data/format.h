@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 #include <json-c/json.h>
 
 const char *fmt_bytes(char *buf, size_t len, uint64_t bytes);
@@ -36,6 +37,17 @@ int fmt_wrap_word(FILE *out, int col, int indent, int width, const char *word,
 		  int n);
 /* @text's words so, from column @col; returns the column after them */
 int fmt_wrap(FILE *out, int col, int indent, int width, const char *text);
+/* wall-clock @ts as ISO 8601 UTC, "2026-12-04T16:34:50.123456Z" */
+const char *fmt_time_iso_utc(char *buf, size_t len, const struct timespec *ts);
+/* wall-clock @ts as local time of day, "16:34:50.123456" */
+const char *fmt_time_local(char *buf, size_t len, const struct timespec *ts);
+/* seconds to 10 ms, no trailing zeros: "1 s", "2.5 s", "0.25 s" */
+const char *fmt_secs(char *buf, size_t len, double secs);
+/*
+ * How many bytes of @s fill at most @cols terminal columns: one column
+ * a character (a UTF-8 sequence counts once, never cut).
+ */
+size_t fmt_fit_columns(const char *s, int cols);
 const char *mremap_class_name(unsigned int class);
 const char *mremap_class_desc(unsigned int class);
 

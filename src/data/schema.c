@@ -66,13 +66,21 @@ const struct pts_field pts_fields[] = {
 	  .prom = "ptscope_mremap_bytes_total",
 	  .prom_help = "Bytes of the old mapping (old_len) of mremap calls by "
 		"class.",
-	  .title = "old bytes", .diff = "old_bytes" },
+	  /* a length asked for, summed: in place it moves nothing */
+	  .title = "old bytes", .diff = "old_bytes", .not_in_text = true },
 	{ S(SEC_MREMAP), "new_bytes", PTS_FIELD_COUNTER, PTS_LABEL_CLASS,
 	  PTS_UNIT_BYTES, PTS_C_MREMAP_NEW_BYTES,
 	  .prom = "ptscope_mremap_new_bytes_total",
 	  .prom_help = "Bytes of the new mapping (new_len) of mremap calls by "
 		"class.",
-	  .title = "new bytes", .diff = "new_bytes" },
+	  .title = "new bytes", .diff = "new_bytes", .not_in_text = true },
+	{ S(SEC_MREMAP), "moved_bytes", PTS_FIELD_COUNTER, PTS_LABEL_CLASS,
+	  PTS_UNIT_BYTES, PTS_C_MREMAP_MOVED_BYTES,
+	  .prom = "ptscope_mremap_moved_bytes_total",
+	  .prom_help = "Bytes of mappings mremap moved to a new address by "
+		"class: the smaller of old_len and new_len of each call that "
+		"moved, 0 for in_place and failed.",
+	  .title = "moved" },
 	{ S(SEC_MREMAP), "latency_ns", PTS_FIELD_HIST, PTS_LABEL_CLASS,
 	  PTS_UNIT_NS, PTS_H_MREMAP_NS,
 	  .prom = "ptscope_mremap_duration_seconds",

@@ -73,6 +73,7 @@ struct pts_field {
 	const char *diff_sum;	/* histograms: also their sum, under this name */
 	bool json_total;	/* CLASS: also the sum over classes in the section */
 	bool per_mremap;	/* diff: also this value per mremap call */
+	bool not_in_text;	/* JSON, Prometheus and diff only */
 };
 
 /* a ratio diff computes from two flattened values (diff names) */

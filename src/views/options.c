@@ -39,6 +39,7 @@
 #define OPT_MIN_EFFECT	(OPT_FIRST_LONG + 9)
 #define OPT_ALPHA	(OPT_FIRST_LONG + 10)
 #define OPT_LIBBPF_DEBUG	(OPT_FIRST_LONG + 11)
+#define OPT_TIME	(OPT_FIRST_LONG + 12)
 
 struct cmd_spec {
 	const char *name;
@@ -102,6 +103,11 @@ static const char *const sort_keys[] = {
 	[PTS_SORT_PID] = "pid",
 };
 
+const char *options_sort_name(enum pts_sort key)
+{
+	return key < ARRAY_SIZE(sort_keys) ? sort_keys[key] : "?";
+}
+
 #define MAX_CHOICES	16
 
 /* the words an option's value can be: fills @words, returns how many */
@@ -114,6 +120,13 @@ static int sort_choices(const char **words)
 	for (i = 0; i < ARRAY_SIZE(sort_keys); i++)
 		words[i] = sort_keys[i];
 	return ARRAY_SIZE(sort_keys);
+}
+
+static int time_choices(const char **words)
+{
+	words[0] = "rel";
+	words[1] = "wall";
+	return 2;
 }
 
 static int mode_choices(const char **words)
@@ -198,6 +211,12 @@ static const struct opt_spec opt_specs[] = {
 	  .refuse = "--alpha applies to diff only",
 	  .help = "significance level of the test, between 0 and 1",
 	  .dflt = "0.05" },
+	{ .name = "time", .val = OPT_TIME, .arg = "WHEN",
+	  .cmds = CMD(PTS_CMD_SNOOP),
+	  .refuse = "--time applies to snoop only",
+	  .help = "the TIME column: seconds since tracing began (rel) or "
+		  "the local time of day with microseconds (wall):",
+	  .choices = time_choices, .dflt = "rel" },
 	{ .name = "json", .val = 'j', .cmds = CMDS_REPORTING,
 	  .help = "JSON output" },
 	{ .name = "output", .val = 'o', .arg = "FILE", .cmds = CMDS_REPORTING,
@@ -613,6 +632,11 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 	case 's':
 		if (parse_sort(arg, &opts->sort))
 			return bad_choice(c, "-s", arg, "", err, errlen);
+		return 0;
+	case OPT_TIME:
+		if (strcmp(arg, "rel") && strcmp(arg, "wall"))
+			return bad_choice(c, "--time", arg, "", err, errlen);
+		opts->time_wall = !strcmp(arg, "wall");
 		return 0;
 	case 'j':
 		opts->json = true;

@@ -27,6 +27,7 @@ enum pts_sort {
 	PTS_SORT_LATENCY,	/* mean mremap latency */
 	PTS_SORT_PID,
 };
+#define PTS_NR_SORTS	(PTS_SORT_PID + 1)
 
 #define PTS_MAX_OPT_IN	4
 #define PTS_CGROUP_LABELS	5	/* --cgroup-labels default */
@@ -43,6 +44,7 @@ struct pts_options {
 	bool interval_set;		/* -i given: maps refreshes */
 	double duration_s;		/* -d: 0 for until Ctrl-C */
 	bool json;
+	bool time_wall;			/* snoop: --time wall */
 	const char *output;		/* -o FILE */
 	int mode;			/* PTS_MODE_AUTO or enum pts_path_kind */
 	bool verbose;			/* -v: what the kernel refused */
@@ -75,5 +77,7 @@ void options_usage(FILE *out);
 void options_command_usage(FILE *out, enum pts_command cmd);
 /* what the user should know about how an option was read (-c cut) */
 void options_notes(const struct pts_options *opts, FILE *out);
+/* -s KEY's word for @key, "activity" */
+const char *options_sort_name(enum pts_sort key);
 
 #endif

@@ -158,7 +158,8 @@ static const char *cell(char *buf, size_t len, const struct pts_field *f,
 static bool in_block(const struct pts_schema_ctx *sc,
 		     const struct pts_section *sec, const struct pts_field *f)
 {
-	return f->section == sec && schema_field_present(sc, f);
+	return f->section == sec && !f->not_in_text &&
+	       schema_field_present(sc, f);
 }
 
 /* the first field of @sec with label @kind, NULL if none */

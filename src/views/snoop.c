@@ -37,6 +37,8 @@ struct snoop_ctx {
 	uint64_t page_size;
 	uint64_t events;
 	double deadline;	/* -d: mono_seconds() to stop at; 0: none */
+	bool time_wall;		/* --time wall; else seconds since start_ns */
+	uint64_t start_ns;	/* CLOCK_MONOTONIC when tracing began */
 };
 
 static uint64_t clock_ns(clockid_t clock)
@@ -47,17 +49,36 @@ static uint64_t clock_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* wall-clock time of a bpf_ktime_get_ns() (CLOCK_MONOTONIC) stamp */
-static void event_time(char *buf, size_t len, uint64_t ts_ns)
+/*
+ * The wall clock at a bpf_ktime_get_ns() stamp: that is CLOCK_MONOTONIC,
+ * so the realtime clock now less the monotonic time elapsed since.
+ */
+static struct timespec event_wall(uint64_t ts_ns)
 {
 	uint64_t real = clock_ns(CLOCK_REALTIME) -
 			(clock_ns(CLOCK_MONOTONIC) - ts_ns);
-	time_t secs = real / 1000000000ULL;
-	struct tm tm;
+	struct timespec ts = {
+		.tv_sec = real / 1000000000ULL,
+		.tv_nsec = real % 1000000000ULL,
+	};
 
-	localtime_r(&secs, &tm);
-	snprintf(buf, len, "%02d:%02d:%02d.%03llu", tm.tm_hour, tm.tm_min,
-		 tm.tm_sec, (unsigned long long)(real % 1000000000ULL) / 1000000);
+	return ts;
+}
+
+/* the TIME column: local time of day, or seconds since tracing began */
+static const char *event_time(char *buf, size_t len,
+			      const struct snoop_ctx *sc, uint64_t ts_ns)
+{
+	struct timespec wall;
+
+	if (sc->time_wall) {
+		wall = event_wall(ts_ns);
+		return fmt_time_local(buf, len, &wall);
+	}
+	/* an event of the attach itself can be stamped before start_ns */
+	snprintf(buf, len, "%.6f", ts_ns > sc->start_ns ?
+		 (double)(ts_ns - sc->start_ns) / 1e9 : 0.0);
+	return buf;
 }
 
 static json_object *mremap_event_json(const struct pts_event *ev)
@@ -129,7 +150,11 @@ static json_object *fault_event_json(const struct pts_event *ev,
 static void print_json(struct snoop_ctx *sc, const struct pts_event *ev)
 {
 	json_object *o = json_object_new_object();
+	struct timespec wall = event_wall(ev->ts_ns);
+	char stamp[40];
 
+	json_object_object_add(o, "time", json_object_new_string(
+		fmt_time_iso_utc(stamp, sizeof(stamp), &wall)));
 	json_object_object_add(o, "type", json_object_new_string(
 		ev->type == PTS_EV_MREMAP ? "mremap" : "fault"));
 	json_object_object_add(o, "ts_ns", json_object_new_uint64(ev->ts_ns));
@@ -196,8 +221,8 @@ static int handle_event(void *ctx, void *data, size_t len)
 		print_json(sc, ev);
 		return 0;
 	}
-	event_time(when, sizeof(when), ev->ts_ns);
-	fprintf(sc->out, "%-12s %-16s %7u %9s  ", when,
+	fprintf(sc->out, "%-15s %-16s %7u %9s  ",
+		event_time(when, sizeof(when), sc, ev->ts_ns),
 		fmt_escape(comm, sizeof(comm), ev->comm), ev->tgid,
 		ev->latency_ns ? fmt_ns(lat, sizeof(lat), ev->latency_ns) : "-");
 	if (ev->type == PTS_EV_MREMAP)
@@ -277,8 +302,9 @@ static void header(struct snoop_ctx *sc, struct pts_session *s)
 	if (sc->json)
 		return;
 	report_metric_line(stderr, &s->rep);
-	fprintf(sc->out, "%-12s %-16s %7s %9s  %s\n", "TIME", "COMM", "PID",
-		"LAT", "EVENT");
+	fprintf(sc->out, "%-15s %-16s %7s %9s  %s\n",
+		sc->time_wall ? "TIME" : "TIME(s)", "COMM", "PID", "LAT",
+		"EVENT");
 }
 
 /* the drop summary, and what became of the output; the exit code */
@@ -338,7 +364,10 @@ static int poll_loop(struct snoop_ctx *sc, struct ring_buffer *rb, int *werr)
 
 int view_snoop(const struct pts_options *opts)
 {
-	struct snoop_ctx sc = { .fd = STDOUT_FILENO, .json = opts->json };
+	struct snoop_ctx sc = {
+		.fd = STDOUT_FILENO, .json = opts->json,
+		.time_wall = opts->time_wall,
+	};
 	struct ring_buffer *rb = NULL;
 	struct pts_session s;
 	FILE *file = NULL;
@@ -347,6 +376,7 @@ int view_snoop(const struct pts_options *opts)
 	ret = view_session_start(&s, opts, false);
 	if (ret)
 		return ret;
+	sc.start_ns = clock_ns(CLOCK_MONOTONIC);	/* attached: tracing */
 	sc.page_size = s.rep.page_size;
 	if (opts->output) {
 		file = report_open(opts->output);

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 #include "data/collector.h"
 #include "export/exporter.h"
 #include "export/privdrop.h"
@@ -22,6 +21,7 @@
 #include "views/report.h"
 #include "data/session.h"
 #include "views/signals.h"
+#include "views/term.h"
 #include "views/start.h"
 #include "views/views.h"
 
@@ -93,39 +93,99 @@ static __u64 section_total(const char *section, const struct pts_snapshot *s)
 	return total;
 }
 
-static void top_header(FILE *out, const struct pts_session *s,
-		       const struct pts_snapshot *d)
+/* one frame: its data, and how it is drawn */
+struct top_frame {
+	struct pts_session *s;
+	struct pts_snapshot *d;
+	int rows;		/* process and cgroup rows at most */
+	int width;		/* columns of the output */
+	double span;		/* seconds the frame was meant to cover */
+	bool partial;		/* -d ended the interval early */
+};
+
+
+/* @text at most @width columns a line, broken at spaces, indented after */
+static void print_wrapped(FILE *out, const char *text, int width)
 {
-	char stamp[32];
+	int col = 0, len;
+	const char *word = text, *end;
+
+	while (*word) {
+		end = strpbrk(word, " \n");
+		len = end ? (int)(end - word) : (int)strlen(word);
+		if (col && col + 1 + len > width) {
+			fputs("\n ", out);
+			col = 1;
+		}
+		fprintf(out, "%s%.*s", col > 1 ? " " : "", len, word);
+		col += (col > 1 ? 1 : 0) + len;
+		if (!end)
+			break;
+		word = end + strspn(end, " \n");
+	}
+	fputc('\n', out);
+}
+
+/* the probes line of every view, wrapped to the frame's width */
+static void metric_line(FILE *out, const struct top_frame *f)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem) {
+		report_metric_line(out, &f->s->rep);
+		return;
+	}
+	report_metric_line(mem, &f->s->rep);
+	fclose(mem);
+	print_wrapped(out, text, f->width);
+	free(text);
+}
+
+static void top_header(FILE *out, const struct top_frame *f)
+{
+	char stamp[32], secs[32], interval[32];
 	time_t now = time(NULL);
 
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
-	fprintf(out, "ptscope top - %s  kernel %s  interval %.1fs\n", stamp,
-		s->kf.release, d->mono_s);
-	report_metric_line(out, &s->rep);
+	fprintf(out, "ptscope top - %s  kernel %s  sort %s  h: keys\n", stamp,
+		f->s->kf.release, options_sort_name(sort_key));
+	if (f->partial)
+		fprintf(out, "last frame: %s of the %s interval, -d ended the "
+			"run\n", fmt_secs(secs, sizeof(secs), f->span),
+			fmt_secs(interval, sizeof(interval),
+				 top_opts->interval_s));
+	metric_line(out, f);
 }
 
-/* mremap calls per class, 64 KiB and PMD-size faults, drops */
-static void top_totals(FILE *out, const struct pts_snapshot *d,
-		       uint64_t page_size)
+/*
+ * Rates per second first, then the counts of this frame "per N s": with
+ * -i 2 a count is twice its rate, and both say which they are.
+ */
+static void top_totals(FILE *out, const struct top_frame *f)
 {
+	const struct pts_snapshot *d = f->d;
 	const struct pts_field *calls = schema_find("mremap", "calls");
 	const struct pts_field *alloc = schema_find("hugepage_faults", "alloc");
 	const struct pts_field *fallback = schema_find("hugepage_faults",
 						       "fallback");
+	uint64_t page_size = f->s->rep.page_size;
 	unsigned int small = schema_order_64k(page_size);
 	unsigned int pmd = schema_order_pmd(page_size);
 	double secs = d->mono_s > 0 ? d->mono_s : 1;
-	char small_s[16], pmd_s[16];
+	char small_s[16], pmd_s[16], per[32];
 	unsigned int c;
 
-	fprintf(out, "\nmremap/s %.1f:",
-		schema_counter_total(calls, d) / secs);
+	fmt_secs(per, sizeof(per), f->span);
+	fprintf(out, "\nmremap calls %.1f/s, per %s:",
+		schema_counter_total(calls, d) / secs, per);
 	for (c = 0; c < schema_label_count(calls); c++)
 		fprintf(out, " %s %llu", mremap_class_name(c),
 			(unsigned long long)schema_counter(calls, d, c));
-	fprintf(out, " | hugepage faults/s %.1f: %s %llu %s %llu fallback %llu "
-		"| drops %llu\n", schema_counter_total(alloc, d) / secs,
+	fprintf(out, "\nhugepage faults %.1f/s, per %s: %s %llu %s %llu "
+		"fallback %llu, drops %llu\n",
+		schema_counter_total(alloc, d) / secs, per,
 		fmt_order_size(small_s, sizeof(small_s), small, page_size),
 		(unsigned long long)schema_counter(alloc, d, small),
 		fmt_order_size(pmd_s, sizeof(pmd_s), pmd, page_size),
@@ -142,74 +202,194 @@ void top_sort(struct pts_snapshot *d, enum pts_sort key)
 		qsort(d->procs, d->nr_procs, sizeof(*d->procs), cmp_procs);
 }
 
-/* per process: the 64 KiB and PMD sizes of this kernel's page size */
-static void top_table(FILE *out, struct pts_snapshot *d, int rows,
-		      uint64_t page_size)
+enum top_col {
+	COL_PID, COL_COMM, COL_MREMAP, COL_PUD, COL_PMD, COL_PTE, COL_INPLACE,
+	COL_LAT, COL_F64K, COL_FPMD, COL_FALLBACK, NR_COLS,
+};
+
+/*
+ * The process table's columns.  On a narrow terminal the lowest @keep
+ * goes first: fallbacks, in-place resizes, PUD-class calls, the two
+ * fault sizes, the mean latency, PTE, PMD, then all calls; PID and COMM
+ * always stay.  The others keep their order, so a row never wraps.
+ */
+static const struct top_col_spec {
+	const char *head;	/* NULL: the fault columns name their size */
+	int width;		/* negative: left-aligned */
+	int keep;
+} top_cols[NR_COLS] = {
+	[COL_PID] = { "PID", 7, 100 },
+	[COL_COMM] = { "COMM", -16, 100 },
+	[COL_MREMAP] = { "MREMAP", 7, 9 },
+	[COL_PUD] = { "PUD", 5, 3 },
+	[COL_PMD] = { "PMD", 5, 8 },
+	[COL_PTE] = { "PTE", 6, 7 },
+	[COL_INPLACE] = { "INPLACE", 8, 2 },
+	[COL_LAT] = { "MEAN-LAT", 9, 6 },
+	[COL_F64K] = { NULL, 7, 5 },
+	[COL_FPMD] = { NULL, 7, 4 },
+	[COL_FALLBACK] = { "F-FALLBK", 8, 1 },
+};
+
+/* which columns fit in @width; returns how many were dropped */
+static int fit_columns(int width, bool shown[NR_COLS])
 {
-	unsigned int small = schema_order_64k(page_size);
-	unsigned int pmd = schema_order_pmd(page_size);
-	char lat[32], comm[FMT_COMM_LEN], size[16], small_s[20], pmd_s[20];
-	size_t i;
+	int used = -1, dropped = 0, low, c;
 
-	snprintf(small_s, sizeof(small_s), "F-%s",
-		 fmt_order_size(size, sizeof(size), small, page_size));
-	snprintf(pmd_s, sizeof(pmd_s), "F-%s",
-		 fmt_order_size(size, sizeof(size), pmd, page_size));
-	top_sort(d, sort_key);
-	fprintf(out, "\nmremap calls per alignment class (PUD/PMD/PTE/INPLACE), "
-		"hugepage faults per size (F-*)");
-	fprintf(out, "\n%7s %-16s %7s %5s %5s %6s %8s %9s %7s %7s %8s\n", "PID",
-		"COMM", "MREMAP", "PUD", "PMD", "PTE", "INPLACE", "MEAN-LAT",
-		small_s, pmd_s, "F-FALLBK");
-	for (i = 0; i < d->nr_procs && (int)i < rows; i++) {
-		const struct pts_proc *p = &d->procs[i].stats;
-		__u64 calls = proc_total_mremap(p);
-		__u64 fallback = 0;
-		int o;
-
-		if (!calls && !proc_total_faults(p))
+	for (c = 0; c < NR_COLS; c++) {
+		shown[c] = true;
+		used += 1 + abs(top_cols[c].width);
+	}
+	while (used > width) {
+		low = -1;
+		for (c = 0; c < NR_COLS; c++)
+			if (shown[c] && top_cols[c].keep < 100 &&
+			    (low < 0 || top_cols[c].keep < top_cols[low].keep))
+				low = c;
+		if (low < 0)
 			break;
-		for (o = 0; o < PTS_MAX_ORDER; o++)
-			fallback += p->fault_fallback[o];
-		fprintf(out, "%7u %-16s %7llu %5llu %5llu %6llu %8llu %9s %7llu "
-			"%7llu %8llu\n", d->procs[i].tgid,
-			fmt_escape(comm, sizeof(comm), p->comm),
-			(unsigned long long)calls,
-			(unsigned long long)p->mremap_calls[PTS_MREMAP_PUD],
-			(unsigned long long)p->mremap_calls[PTS_MREMAP_PMD],
-			(unsigned long long)p->mremap_calls[PTS_MREMAP_PTE],
-			(unsigned long long)p->mremap_calls[PTS_MREMAP_INPLACE],
-			calls ? fmt_ns(lat, sizeof(lat),
-				       (double)p->mremap_ns / calls) : "-",
-			(unsigned long long)p->fault_alloc[small],
-			(unsigned long long)p->fault_alloc[pmd],
-			(unsigned long long)fallback);
+		shown[low] = false;
+		used -= 1 + abs(top_cols[low].width);
+		dropped++;
+	}
+	return dropped;
+}
+
+static const char *col_head(char *buf, size_t len, enum top_col col,
+			    uint64_t page_size)
+{
+	char size[16];
+	unsigned int order = col == COL_F64K ? schema_order_64k(page_size) :
+			     schema_order_pmd(page_size);
+
+	if (top_cols[col].head)
+		return top_cols[col].head;
+	snprintf(buf, len, "F-%s", fmt_order_size(size, sizeof(size), order,
+						  page_size));
+	return buf;
+}
+
+static __u64 proc_fallbacks(const struct pts_proc *p)
+{
+	__u64 fallback = 0;
+	int o;
+
+	for (o = 0; o < PTS_MAX_ORDER; o++)
+		fallback += p->fault_fallback[o];
+	return fallback;
+}
+
+static const char *col_cell(char *buf, size_t len, enum top_col col,
+			    const struct pts_proc_entry *e, uint64_t page_size)
+{
+	const struct pts_proc *p = &e->stats;
+	__u64 calls = proc_total_mremap(p), v = 0;
+
+	switch (col) {
+	case COL_PID:
+		v = e->tgid;
+		break;
+	case COL_COMM:
+		return fmt_escape(buf, len, p->comm);
+	case COL_MREMAP:
+		v = calls;
+		break;
+	case COL_PUD:
+	case COL_PMD:
+	case COL_PTE:
+	case COL_INPLACE:
+		v = p->mremap_calls[PTS_MREMAP_PUD + col - COL_PUD];
+		break;
+	case COL_LAT:
+		return calls ? fmt_ns(buf, len, (double)p->mremap_ns / calls) :
+			       "-";
+	case COL_F64K:
+		v = p->fault_alloc[schema_order_64k(page_size)];
+		break;
+	case COL_FPMD:
+		v = p->fault_alloc[schema_order_pmd(page_size)];
+		break;
+	case COL_FALLBACK:
+	case NR_COLS:
+		v = proc_fallbacks(p);
+		break;
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+static void table_line(FILE *out, const bool shown[NR_COLS],
+		       const char *const cells[NR_COLS])
+{
+	const char *sep = "";
+	int c;
+
+	for (c = 0; c < NR_COLS; c++) {
+		if (!shown[c])
+			continue;
+		fprintf(out, "%s%*s", sep, top_cols[c].width, cells[c]);
+		sep = " ";
+	}
+	fputc('\n', out);
+}
+
+/* what a narrow terminal left out, so nothing goes missing unsaid */
+static void hidden_line(FILE *out, const bool shown[NR_COLS], int width,
+			uint64_t page_size)
+{
+	char head[20];
+	int c;
+
+	fprintf(out, "hidden at %d columns:", width);
+	for (c = 0; c < NR_COLS; c++)
+		if (!shown[c])
+			fprintf(out, " %s", col_head(head, sizeof(head), c,
+						     page_size));
+	fputc('\n', out);
+}
+
+/* per process: the 64 KiB and PMD sizes of this kernel's page size */
+static void top_table(FILE *out, const struct top_frame *f)
+{
+	uint64_t page_size = f->s->rep.page_size;
+	char bufs[NR_COLS][FMT_COMM_LEN], per[32];
+	const char *cells[NR_COLS];
+	bool shown[NR_COLS];
+	struct pts_snapshot *d = f->d;
+	size_t i;
+	int c;
+
+	top_sort(d, sort_key);
+	fprintf(out, "\nper process, per %s: mremap calls by class, hugepage "
+		"faults by size (F-*)\n", fmt_secs(per, sizeof(per), f->span));
+	if (fit_columns(f->width, shown))
+		hidden_line(out, shown, f->width, page_size);
+	for (c = 0; c < NR_COLS; c++)
+		cells[c] = col_head(bufs[c], sizeof(bufs[c]), c, page_size);
+	table_line(out, shown, cells);
+	for (i = 0; i < d->nr_procs && (int)i < f->rows; i++) {
+		if (!proc_total_mremap(&d->procs[i].stats) &&
+		    !proc_total_faults(&d->procs[i].stats))
+			break;
+		for (c = 0; c < NR_COLS; c++)
+			cells[c] = col_cell(bufs[c], sizeof(bufs[c]), c,
+					    &d->procs[i], page_size);
+		table_line(out, shown, cells);
 	}
 }
 
-/* rows of the terminal, read every refresh so a resize takes effect */
-static int terminal_rows(FILE *out)
-{
-	struct winsize ws;
-
-	if (ioctl(fileno(out), TIOCGWINSZ, &ws) || !ws.ws_row)
-		return 24;
-	return ws.ws_row;
-}
-
-static void render_text(FILE *out, struct pts_session *s,
-			struct pts_snapshot *d, int rows)
+static void render_text(FILE *out, const struct top_frame *f)
 {
 	struct pts_hist all = {};
 	int c;
 
 	for (c = 0; c < PTS_MREMAP_CLASSES; c++)
-		hist_merge(&all, &d->hists.h[PTS_H_MREMAP_NS + c]);
-	top_header(out, s, d);
-	top_totals(out, d, s->rep.page_size);
+		hist_merge(&all, &f->d->hists.h[PTS_H_MREMAP_NS + c]);
+	top_header(out, f);
+	top_totals(out, f);
 	hist_line(out, "mremap latency", &all);
-	top_table(out, d, rows, s->rep.page_size);
-	report_cgroups_text(out, &s->rep, d, rows, true);
+	top_table(out, f);
+	report_cgroups_text(out, &f->s->rep, f->d, f->rows, true);
 }
 
 /* the errno of a failed write to @out since it was opened, else 0 */
@@ -221,114 +401,243 @@ static int out_error(FILE *out)
 	return 0;
 }
 
-/*
- * On a terminal: draw the frame off screen, then overwrite the old one
- * line by line (erase to end of each line and below), which does not
- * flicker the way clearing the screen first does.
- */
-static int render(FILE *out, struct pts_session *s, struct pts_snapshot *d,
-		   bool tty)
+static int render_json(FILE *out, const struct top_frame *f)
 {
-	int rows = top_opts->rows, fit;
-	json_object *root;
-	char *frame = NULL, *line, *save;
-	size_t len = 0;
-	FILE *mem;
+	json_object *root = report_snapshot_json(&f->s->rep, f->d);
+	struct timespec now;
+	char stamp[40];
 	int err = 0;
 
-	report_sort_cgroups(d, sort_key);
-	if (top_opts->json) {
-		root = report_snapshot_json(&s->rep, d);
-		/* over a buffer's worth goes straight out: keep its errno */
-		if (fprintf(out, "%s\n", json_object_to_json_string_ext(root,
-				JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
-			err = errno;
-		json_object_put(root);
-		return err ? err : out_error(out);
-	}
-	if (!tty) {
-		render_text(out, s, d, rows);
-		fputc('\n', out);
-		return out_error(out);
-	}
-	fit = terminal_rows(out) - 10;	/* header, totals, histogram */
-	if (d->has_cgroups)	/* two tables share what is left */
-		fit = (fit - 3) / 2;
-	if (fit < rows)
-		rows = fit > 1 ? fit : 1;
-	mem = open_memstream(&frame, &len);
-	if (!mem)
-		return 0;	/* no memory for this frame: skip it */
-	render_text(mem, s, d, rows);
-	fclose(mem);
+	/* when the frame was taken, for a reader that logs them */
+	clock_gettime(CLOCK_REALTIME, &now);
+	json_object_object_add(root, "time", json_object_new_string(
+		fmt_time_iso_utc(stamp, sizeof(stamp), &now)));
+	if (f->partial)
+		json_object_object_add(root, "partial",
+				       json_object_new_boolean(true));
+	/* over a buffer's worth goes straight out: keep its errno */
+	if (fprintf(out, "%s\n", json_object_to_json_string_ext(root,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+		err = errno;
+	json_object_put(root);
+	return err ? err : out_error(out);
+}
+
+/*
+ * Overwrite the old screen with @frame line by line (erase to end of each
+ * line and below), which does not flicker the way clearing first does.
+ * A line the column fitting could not narrow (a long cgroup path) is cut
+ * at the edge, and lines past the last row but one are left out: the
+ * terminal would wrap or scroll, and the next frame would draw over the
+ * wrong lines.
+ */
+static void draw_screen(FILE *out, char *frame, int width, int height)
+{
+	char *line, *save;
+	int drawn = 0;
+
 	fputs("\033[H", out);
-	for (line = strtok_r(frame, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		fprintf(out, "%s\033[K\n", line);
+	for (line = strtok_r(frame, "\n", &save); line && drawn < height - 1;
+	     line = strtok_r(NULL, "\n", &save), drawn++)
+		fprintf(out, "%.*s\033[K\n", (int)fmt_fit_columns(line, width),
+			line);
 	fputs("\033[J", out);
+}
+
+static void key_help(FILE *out)
+{
+	fprintf(out, "ptscope top: keys\n"
+		"  q        quit (detach and exit)\n"
+		"  s        sort by the next key (now %s; -s sets the first)\n"
+		"  h or ?   this help; any other key returns to the tables\n"
+		"  Ctrl-C   quit\n", options_sort_name(sort_key));
+}
+
+/* the key help in place of the frame, until the next key */
+static int help_screen(FILE *out, int width)
+{
+	char *frame = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&frame, &len);
+
+	if (!mem)
+		return 0;
+	key_help(mem);
+	fclose(mem);
+	draw_screen(out, frame, width, term_rows(fileno(out)));
 	free(frame);
 	return out_error(out);
 }
 
-static void sleep_interval(double secs)
+/* the frame drawn off screen, then over the old one */
+static int render_tty(FILE *out, struct top_frame *f, bool help)
 {
-	struct timespec ts = {
-		.tv_sec = (time_t)secs,
-		.tv_nsec = (long)((secs - (time_t)secs) * 1e9),
-	};
+	int fit = term_rows(fileno(out)) - 12;	/* header, totals, histogram */
+	char *frame = NULL;
+	size_t len = 0;
+	FILE *mem;
 
-	/* a signal ends the sleep early; the loop checks the stop flag */
-	nanosleep(&ts, NULL);
+	if (help)
+		return help_screen(out, f->width);
+	if (f->d->has_cgroups)	/* two tables share what is left */
+		fit = (fit - 3) / 2;
+	if (fit < f->rows)
+		f->rows = fit > 1 ? fit : 1;
+	mem = open_memstream(&frame, &len);
+	if (!mem)
+		return 0;	/* no memory for this frame: skip it */
+	render_text(mem, f);
+	fclose(mem);
+	draw_screen(out, frame, f->width, term_rows(fileno(out)));
+	free(frame);
+	return out_error(out);
 }
 
-/* until the next refresh: sleep, or answer scrapes meanwhile */
-static int wait_refresh(struct pts_exporter *ex, double next)
+/* @f's data, span and partial set; the rest is the output's */
+static int render(FILE *out, struct top_frame *f, bool help)
 {
-	double left = next - mono_seconds();
+	f->rows = top_opts->rows;
+	f->width = term_columns(fileno(out));
+	report_sort_cgroups(f->d, sort_key);
+	if (top_opts->json)
+		return render_json(out, f);
+	if (isatty(fileno(out)))
+		return render_tty(out, f, help);
+	render_text(out, f);
+	fputc('\n', out);
+	return out_error(out);
+}
 
-	if (ex)
-		return exporter_serve(ex, next, &pts_stop_requested,
-				      signals_hold());
-	if (left > 0)
-		sleep_interval(left);
+/* what the keys asked for; set by top_key() */
+struct top_keys {
+	bool on;	/* stdin is a terminal */
+	bool help;	/* the key help is on screen */
+};
+
+/* act on @key; true when the screen should be drawn again now */
+static bool top_key(struct top_keys *k, int key, FILE *out)
+{
+	if (key == 'q') {
+		pts_stop_requested = 1;
+		return false;
+	}
+	if (key == 'h' || key == '?') {
+		k->help = true;
+		/* not on the screen: the help goes where the messages go */
+		if (top_opts->json || !isatty(fileno(out)))
+			key_help(stderr);
+		return true;
+	}
+	k->help = false;
+	if (key == 's')
+		sort_key = (sort_key + 1) % PTS_NR_SORTS;
+	return true;
+}
+
+/*
+ * The screen again after a key, not waiting for the next frame.  A write
+ * error here is left to that frame, whose write fails the same way.
+ */
+static void redraw(FILE *out, struct top_frame *last, const struct top_keys *k)
+{
+	if (top_opts->json || !isatty(fileno(out)))
+		return;
+	if (k->help)
+		help_screen(out, term_columns(fileno(out)));
+	else if (last)
+		render(out, last, false);
+}
+
+/*
+ * Until the next refresh at @next: answer scrapes, or wait for a key and
+ * redraw @last at once when it changes the screen.
+ */
+static int wait_refresh(struct pts_exporter *ex, double next,
+			struct top_keys *k, FILE *out, struct top_frame *last)
+{
+	const sigset_t *mask = signals_hold();
+	double until;
+	int key, ret;
+
+	while (!pts_stop_requested && mono_seconds() < next) {
+		until = next;
+		if (ex) {
+			/* keys between scrapes, a tenth of a second apart */
+			if (k->on && next - mono_seconds() > 0.1)
+				until = mono_seconds() + 0.1;
+			ret = exporter_serve(ex, until, &pts_stop_requested, mask);
+			if (ret)
+				return ret;
+			until = mono_seconds();
+		}
+		key = term_wait_key(until, mask);
+		if (key && top_key(k, key, out))
+			redraw(out, last, k);
+	}
 	return 0;
+}
+
+/* the end of the frame after @prev_end: an interval, or -d's end */
+static double frame_end(double prev_end, double stop_at, bool *partial)
+{
+	double end = prev_end + top_opts->interval_s;
+
+	*partial = false;
+	if (stop_at && end > stop_at - 1e-3) {
+		/* a whole interval ending at -d is not partial */
+		*partial = end > stop_at + 1e-3;
+		end = stop_at;
+	}
+	return end;
 }
 
 /* *@werr: a write to @out failed (errno), the loop stopped there */
 static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out,
-		    int *werr)
+		    bool keys_on, int *werr)
 {
 	const struct pts_options *opts = top_opts;
-	struct pts_snapshot prev, now, delta;
-	bool tty = isatty(fileno(out));
-	double start, next;
+	struct pts_snapshot prev, now, delta = {}, last = {};
+	struct top_keys keys = { .on = keys_on };
+	struct top_frame frame = { .s = s };
+	double stop_at, next, begin;
+	bool partial = false;
 	int ret = 0;
 
 	if (session_read(s, &prev))
 		goto read_failed;
-	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop\n");
-	start = next = prev.mono_s;
-	while (!pts_stop_requested) {
-		next += opts->interval_s;
-		ret = wait_refresh(ex, next);
-		if (ret)
+	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop%s\n",
+		keys.on ? " (or q; h: keys)" : "");
+	next = prev.mono_s;
+	stop_at = opts->duration_s ? next + opts->duration_s : 0;
+	while (!pts_stop_requested && !partial &&
+	       (!stop_at || next < stop_at - 1e-3)) {
+		begin = next;
+		next = frame_end(next, stop_at, &partial);
+		ret = wait_refresh(ex, next, &keys, out,
+				   frame.d ? &frame : NULL);
+		if (ret || pts_stop_requested)
 			break;
 		if (session_read(s, &now))
 			goto read_failed;
 		snapshot_delta(&now, &prev, &delta);
-		*werr = render(out, s, &delta, tty);
-		snapshot_free(&delta);
+		frame.d = &delta;
+		frame.span = next - begin;
+		frame.partial = partial;
+		*werr = render(out, &frame, keys.help);
+		snapshot_free(&last);
+		last = delta;
+		frame.d = &last;	/* what a key redraws */
 		snapshot_free(&prev);
 		prev = now;
 		if (*werr)
 			break;
-		if (opts->duration_s && now.mono_s - start >= opts->duration_s - 1e-3)
-			break;
 	}
+	snapshot_free(&last);
 	snapshot_free(&prev);
 	return ret;
 read_failed:
 	fprintf(stderr, "ptscope: reading BPF maps failed: %s\n", strerror(errno));
+	snapshot_free(&last);
 	snapshot_free(&prev);
 	return 1;
 }
@@ -350,6 +659,7 @@ int view_top(const struct pts_options *opts)
 	struct pts_exporter *ex;
 	struct pts_session s;
 	int ret, werr = 0;
+	bool keys;
 	FILE *out;
 
 	sort_key = opts->sort;
@@ -361,11 +671,14 @@ int view_top(const struct pts_options *opts)
 	if (!out) {
 		ret = 1;
 	} else {
+		/* before the privilege drop, whose filter refuses getpgrp() */
+		keys = term_keys_begin();
 		/* attached, listening, -o open: serving needs no privilege */
 		if (ex && privdrop_apply(&s))
 			ret = 1;
 		else
-			ret = top_loop(&s, ex, out, &werr);
+			ret = top_loop(&s, ex, out, keys, &werr);
+		term_keys_end();
 		ret = top_close(out, opts->output, werr) || ret;
 	}
 	view_serve_stop(&s, ex);

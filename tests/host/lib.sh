@@ -57,6 +57,14 @@ mremap_field() {
 	json "$1" "d['counters']['mremap']['classes']['$2']['$3']"
 }
 
+# frames_sum FILE CLASS FIELD: FIELD of mremap class CLASS summed over the
+# JSON frames (one a line) of top --json
+frames_sum() {
+	python3 -c 'import json, sys
+print(sum(json.loads(l)["mremap"]["classes"][sys.argv[2]][sys.argv[3]]
+          for l in open(sys.argv[1])))' "$1" "$2" "$3"
+}
+
 # stat_json OUT CMD...: run CMD under ptscope stat, JSON report in OUT
 stat_json() {
 	local out=$1
@@ -68,6 +76,16 @@ stat_json() {
 		sed 's/^/#   /' "$TMP/stat.err"
 		return 1
 	fi
+}
+
+# held_bench ARGS...: a bench that starts its workload once "$TMP/go"
+# exists, so ptscope can follow its pid (-p) from before the first call: other
+# ptscope-bench runs on the box never mix in; its pid in $target
+held_bench() {
+	rm -f "$TMP/go"
+	sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done; shift; exec "$@"' \
+		sh "$TMP/go" "$BENCH" "$@" >/dev/null &
+	target=$!
 }
 
 # free_port [ADDR]: a TCP port nothing listens on at ADDR (127.0.0.1)

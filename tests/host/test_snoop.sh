@@ -27,7 +27,7 @@ snoop_stop() {
 }
 
 events() {	# events PYTHON-FILTER: count JSON lines matching e
-	python3 -c 'import json, sys
+	python3 -c 'import datetime, json, sys
 n = 0
 for line in open(sys.argv[1]):
     e = json.loads(line)
@@ -36,6 +36,7 @@ for line in open(sys.argv[1]):
 print(n)' "$TMP/snoop.out" "$1"
 }
 
+json_start=$(date -u +%s)
 if snoop_start --json -c ptscope-bench; then
 	"$BENCH" mremap --size 16M --align pmd --thp never --count 3 >/dev/null
 	"$BENCH" fail --count 2 >/dev/null
@@ -56,6 +57,8 @@ if snoop_start --json -c ptscope-bench; then
 	else
 		not_ok "snoop --json: only the filtered command: no events to check ('$total')"
 	fi
+	check_eq "snoop --json: every event has an ISO 8601 UTC time after the start" \
+		"$total" "$(events "abs(datetime.datetime.strptime(e['time'], '%Y-%m-%dT%H:%M:%S.%fZ').replace(tzinfo=datetime.timezone.utc).timestamp() - $json_start) < 60")"
 	check_eq "snoop: drops reported" 1 \
 		"$(grep -c 'events, 0 dropped' "$TMP/snoop.err")"
 else
@@ -73,5 +76,52 @@ if snoop_start -c ptscope-bench -d 2; then
 else
 	not_ok "snoop -d did not start: $(head -n2 "$TMP/snoop.err")"
 fi
+
+# --time: rel (the default) is seconds since tracing began, wall the local
+# time of day with microseconds, both checked against the clock around
+# the run; the two events are the bench's two failed calls
+# seconds_of_day HH:MM:SS.frac: seconds since local midnight
+seconds_of_day() {
+	awk -F: '{ printf "%.6f", $1 * 3600 + $2 * 60 + $3 }' <<<"$1"
+}
+
+before=$(date +%H:%M:%S.%N)
+held_bench fail --count 2
+if snoop_start -p $target -d 3 --time wall; then
+	touch "$TMP/go"
+	wait $target $snoop_pid
+	after=$(date +%H:%M:%S.%N)
+	check_eq "snoop --time wall: header" "TIME COMM" \
+		"$(awk 'NR == 1 { print $1, $2 }' "$TMP/snoop.out")"
+	check_eq "snoop --time wall: HH:MM:SS.micro events between the clock readings" \
+		"2 2" "$(awk -v a="$(seconds_of_day "$before")" -v b="$(seconds_of_day "$after")" '
+		$1 ~ /^[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]+$/ &&
+		length($1) == 15 && / class=failed/ {
+			n++; split($1, t, ":"); s = t[1] * 3600 + t[2] * 60 + t[3]
+			# a run across midnight wraps
+			if (b < a ? (s >= a || s <= b) : (s >= a && s <= b)) inside++
+		} END { print n + 0, inside + 0 }' "$TMP/snoop.out")"
+else
+	kill $target 2>/dev/null
+	not_ok "snoop --time wall did not start: $(head -n2 "$TMP/snoop.err")"
+fi
+
+held_bench fail --count 2
+if snoop_start -p $target -d 3; then
+	touch "$TMP/go"
+	wait $target $snoop_pid
+	check_eq "snoop (--time rel): header" "TIME(s) COMM" \
+		"$(awk 'NR == 1 { print $1, $2 }' "$TMP/snoop.out")"
+	check_eq "snoop (--time rel): events at seconds within the 3 s run" 2 \
+		"$(awk '$1 ~ /^[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]$/ && $1 < 3 && / class=failed/ { n++ } END { print n + 0 }' "$TMP/snoop.out")"
+else
+	kill $target 2>/dev/null
+	not_ok "snoop (--time rel) did not start: $(head -n2 "$TMP/snoop.err")"
+fi
+
+"$PTSCOPE" snoop --time utc >/dev/null 2>"$TMP/bad.err"
+check_eq "snoop --time utc: usage error" 2 "$?"
+check_eq "snoop --time utc: says what it takes" 1 \
+	"$(grep -c "invalid value 'utc' for --time: rel or wall" "$TMP/bad.err")"
 
 finish

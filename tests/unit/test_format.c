@@ -6,7 +6,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <ptscope/ptscope.h>
 #include "data/collector.h"
 #include "data/format.h"
@@ -281,6 +283,63 @@ static void test_top_sort_empty_frame(void **state)
 	assert_int_equal(procs[0].tgid, 20);
 }
 
+/* a known instant: 2026-12-04 16:34:50.123456789 UTC */
+static const struct timespec instant = { 1796402090, 123456789 };
+
+static void test_time_iso_utc(void **state)
+{
+	char buf[40];
+
+	/* UTC whatever the local zone: never the local time */
+	setenv("TZ", "EST5", 1);	/* POSIX zones: no tzdata needed */
+	tzset();
+	assert_string_equal(fmt_time_iso_utc(buf, sizeof(buf), &instant),
+			    "2026-12-04T16:34:50.123456Z");
+}
+
+static void test_time_local(void **state)
+{
+	char buf[40];
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	assert_string_equal(fmt_time_local(buf, sizeof(buf), &instant),
+			    "16:34:50.123456");
+	/* the local zone, as perf and bpftrace print it */
+	setenv("TZ", "IST-5:30", 1);
+	tzset();
+	assert_string_equal(fmt_time_local(buf, sizeof(buf), &instant),
+			    "22:04:50.123456");
+}
+
+static void assert_secs(double secs, const char *want)
+{
+	char buf[32];
+
+	assert_string_equal(fmt_secs(buf, sizeof(buf), secs), want);
+}
+
+static void test_secs(void **state)
+{
+	assert_secs(1, "1 s");
+	assert_secs(2.0003, "2 s");
+	assert_secs(2.5, "2.5 s");
+	assert_secs(0.25, "0.25 s");
+	assert_secs(10, "10 s");
+	assert_secs(0.001, "0 s");
+}
+
+static void test_fit_columns(void **state)
+{
+	assert_int_equal(fmt_fit_columns("abcdef", 4), 4);
+	assert_int_equal(fmt_fit_columns("abc", 80), 3);
+	assert_int_equal(fmt_fit_columns("abc", 0), 0);
+	/* "\u00e9" is two bytes and one column: never cut in half */
+	assert_int_equal(fmt_fit_columns("a\xc3\xa9" "b", 2), 3);
+	assert_int_equal(fmt_fit_columns("a\xc3\xa9" "b", 3), 4);
+	assert_int_equal(fmt_fit_columns("\xe2\x82\xac", 1), 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +358,10 @@ int main(void)
 		cmocka_unit_test(test_escape_invalid_utf8),
 		cmocka_unit_test(test_json_string),
 		cmocka_unit_test(test_top_sort_empty_frame),
+		cmocka_unit_test(test_time_iso_utc),
+		cmocka_unit_test(test_time_local),
+		cmocka_unit_test(test_secs),
+		cmocka_unit_test(test_fit_columns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

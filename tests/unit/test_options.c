@@ -904,8 +904,28 @@ static void test_usage_options_parse(void **state)
 		assert_null(strstr(err, "unknown option"));
 		nr++;
 	}
-	assert_int_equal(nr, 23);
+	assert_int_equal(nr, 24);
 	free(text);
+}
+
+/* snoop --time: rel (the default) or wall; other words and commands refuse */
+static void test_time_option(void **state)
+{
+	char *dflt[] = { "ptscope", "snoop", NULL };
+	char *wall[] = { "ptscope", "snoop", "--time", "wall", NULL };
+	char *rel[] = { "ptscope", "snoop", "--time=rel", NULL };
+	char *bad[] = { "ptscope", "snoop", "--time", "utc", NULL };
+	char *top[] = { "ptscope", "top", "--time", "wall", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(dflt), dflt, &opts);
+	assert_false(opts.time_wall);
+	assert_parse_ok(ARGC(wall), wall, &opts);
+	assert_true(opts.time_wall);
+	assert_parse_ok(ARGC(rel), rel, &opts);
+	assert_false(opts.time_wall);
+	USAGE_ERROR(bad, "invalid value 'utc' for --time: rel or wall");
+	USAGE_ERROR(top, "--time applies to snoop only");
 }
 
 /* maps takes exactly one of -p and -c; -i (given) makes it refresh */
@@ -980,6 +1000,7 @@ int main(void)
 		cmocka_unit_test(test_usage_lists_opt_in_metrics),
 		cmocka_unit_test(test_usage_options_parse),
 		cmocka_unit_test(test_maps),
+		cmocka_unit_test(test_time_option),
 	};
 
 	/* glibc's getopt initializes on this first call, as in ptscope */
