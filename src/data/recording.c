@@ -478,8 +478,7 @@ bool rec_absent_means_zero(const struct rec_run *run, const struct rec_value *v)
 
 /* ---- checks ---- */
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int rec_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -497,17 +496,17 @@ static int check_version(json_object *rec, const char *label, char *err,
 	int64_t v;
 
 	if (!rec_is_object(rec))
-		return fail(err, errlen, "%s is not a ptscope recording "
+		return rec_fail(err, errlen, "%s is not a ptscope recording "
 			    "(its JSON is not an object)", label);
 	if (!version)
-		return fail(err, errlen, "%s has no ptscope_version (not a "
+		return rec_fail(err, errlen, "%s has no ptscope_version (not a "
 			    "'ptscope stat --json' recording)", label);
 	if (!json_object_is_type(version, json_type_int))
-		return fail(err, errlen, "%s: ptscope_version is not an integer",
+		return rec_fail(err, errlen, "%s: ptscope_version is not an integer",
 			    label);
 	v = json_object_get_int64(version);
 	if (v < REC_OLDEST_VERSION || v > REC_FORMAT_VERSION)
-		return fail(err, errlen, "%s is ptscope_version %lld; this ptscope "
+		return rec_fail(err, errlen, "%s is ptscope_version %lld; this ptscope "
 			    "reads versions %d to %d", label, (long long)v,
 			    REC_OLDEST_VERSION, REC_FORMAT_VERSION);
 	return 0;
@@ -535,17 +534,17 @@ static int check_runs(json_object *rec, const char *label, char *err,
 	size_t i, n;
 
 	if (!runs || !json_object_is_type(runs, json_type_array))
-		return fail(err, errlen, "%s is not a 'ptscope stat --json' "
+		return rec_fail(err, errlen, "%s is not a 'ptscope stat --json' "
 			    "recording: no runs array", label);
 	n = json_object_array_length(runs);
 	if (n < 1 || n > REC_MAX_RUNS)
-		return fail(err, errlen, "%s has %zu runs, not 1 to %d", label,
+		return rec_fail(err, errlen, "%s has %zu runs, not 1 to %d", label,
 			    n, REC_MAX_RUNS);
 	for (i = 0; i < n; i++) {
 		run = json_object_array_get_idx(runs, i);
 		if (!rec_is_object(rec_get(run, "counters")) ||
 		    !is_number(rec_get(run, "seconds")))
-			return fail(err, errlen, "%s: run %zu has no counters "
+			return rec_fail(err, errlen, "%s: run %zu has no counters "
 				    "or seconds", label, i + 1);
 	}
 	return 0;
@@ -567,7 +566,7 @@ int recording_check(json_object *rec, const char *label, char *err,
 		field = rec_get(parent, stat_fields[i].key);
 		if (stat_fields[i].object ? rec_is_object(field) : is_number(field))
 			continue;
-		return fail(err, errlen, "%s is not a 'ptscope stat --json' "
+		return rec_fail(err, errlen, "%s is not a 'ptscope stat --json' "
 			    "recording: no %s%s%s", label,
 			    stat_fields[i].parent ? stat_fields[i].parent : "",
 			    stat_fields[i].parent ? "." : "", stat_fields[i].key);

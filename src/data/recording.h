@@ -82,6 +82,10 @@ bool rec_is_object(json_object *obj);
 const char *rec_get_str(json_object *obj, const char *key);
 bool rec_get_num(json_object *obj, const char *key, double *val);
 
+/* the message into @err; -EINVAL */
+__attribute__((format(printf, 3, 4)))
+int rec_fail(char *err, size_t errlen, const char *fmt, ...);
+
 /*
  * Is @rec a stat recording diff understands?  0, or -EINVAL with the
  * reason in @err, which starts with @label (the file name).

@@ -449,17 +449,6 @@ static int compare_setup(struct diff_result *res, json_object *const rec[DIFF_SI
 
 /* ---- checks ---- */
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static int check_pair(json_object *const rec[DIFF_SIDES],
 		      const char *const labels[DIFF_SIDES], char *err,
 		      size_t errlen)
@@ -471,7 +460,7 @@ static int check_pair(json_object *const rec[DIFF_SIDES],
 		page_size[side] = json_object_get_int64(
 			rec_get(rec_get(rec[side], "system"), "page_size"));
 	if (page_size[DIFF_BASE] != page_size[DIFF_NEW])
-		return fail(err, errlen, "%s has %lld-byte pages, %s has %lld-byte "
+		return rec_fail(err, errlen, "%s has %lld-byte pages, %s has %lld-byte "
 			    "pages: per-page counts do not compare",
 			    labels[DIFF_BASE], (long long)page_size[DIFF_BASE],
 			    labels[DIFF_NEW], (long long)page_size[DIFF_NEW]);

@@ -967,20 +967,24 @@ static const double steady[] = { 10000, 10400, 9700, 10100, 9800 };
 static const double steady2[] = { 10200, 9900, 10300, 9600, 10050 };
 static const double slower[] = { 14100, 14600, 13800, 14400, 14000 };
 
+/* 10 PTE-class calls a run, 5 runs with the latency sums @lat_sum */
+static json_object *pte_runs(const double *lat_sum)
+{
+	json_object *rec = recording("6.1.0", 5.0);
+
+	set_class(rec, "pte", 10, 10 * 4096, 0);
+	set_mremap_total(rec, 10, 0);
+	with_runs(rec, 5, lat_sum);
+	return rec;
+}
+
 /* the same work, the same spread: no significant change, every row tested */
 static void test_repeat_no_change(void **state)
 {
-	json_object *base = recording("6.1.0", 5.0);
-	json_object *new = recording("6.1.0", 5.0);
+	json_object *base = pte_runs(steady), *new = pte_runs(steady2);
 	struct diff_result res;
 	const struct diff_row *r;
 
-	set_class(base, "pte", 10, 10 * 4096, 0);
-	set_class(new, "pte", 10, 10 * 4096, 0);
-	set_mremap_total(base, 10, 0);
-	set_mremap_total(new, 10, 0);
-	with_runs(base, 5, steady);
-	with_runs(new, 5, steady2);
 	compare_ok(base, new, &res);
 	assert_int_equal(res.verdict, DIFF_NO_CHANGE);
 	assert_int_equal(res.nr_runs[DIFF_BASE], 5);
@@ -1001,17 +1005,14 @@ static void test_repeat_no_change(void **state)
 /* +41% per call and a count that moved with it: both changed */
 static void test_repeat_changed(void **state)
 {
-	json_object *base = recording("6.1.0", 5.0);
-	json_object *new = recording("6.1.0", 5.0);
+	json_object *base = pte_runs(steady), *new = recording("6.1.0", 5.0);
 	struct diff_result res;
 	const struct diff_row *r;
 
-	set_class(base, "pte", 10, 10 * 4096, 0);
+	/* the same PTE moves, slower, and 3 in-place calls besides */
 	set_class(new, "pte", 10, 10 * 4096, 0);
 	set_class(new, "in_place", 3, 3 * 4096, 0);
-	set_mremap_total(base, 10, 0);
 	set_mremap_total(new, 13, 0);
-	with_runs(base, 5, steady);
 	with_runs(new, 5, slower);
 	compare_ok(base, new, &res);
 	assert_int_equal(res.verdict, DIFF_VERDICT_CHANGED);
