@@ -76,6 +76,7 @@ int child_wait(struct pts_child *child)
 		if (pts_stop_requested) {
 			kill(child->pid, pts_last_signal);
 			pts_stop_requested = 0;
+			child->interrupted = true;
 		}
 	}
 	if (WIFEXITED(status))

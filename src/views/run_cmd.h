@@ -3,11 +3,13 @@
 #ifndef PTSCOPE_RUN_CMD_H
 #define PTSCOPE_RUN_CMD_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct pts_child {
 	pid_t pid;
 	int go_fd;		/* write end: closing it lets the child exec */
+	bool interrupted;	/* child_wait() passed it a Ctrl-C or TERM */
 };
 
 int child_spawn(struct pts_child *child, char **argv);

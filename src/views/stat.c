@@ -131,6 +131,9 @@ static int stat_run_cmd(struct pts_session *s, const struct pts_options *opts,
 	child_release(&child);
 	run->exit_status = child_wait(&child);
 	run->seconds = mono_seconds() - start;
+	/* Ctrl-C went to the command: this run counts, no more of them */
+	if (child.interrupted)
+		pts_stop_requested = 1;
 	kcounters_read(&after);
 	kcounters_delta(&after, &before, &run->kc);
 	return stat_read_run(s, prev, run);

@@ -107,6 +107,18 @@ check_eq "stat --json: JSON on stderr, not in the command's stdout" "2 0" \
 check_eq "stat -o NAME.json: JSON without --json" 1 \
 	"$(json "$TMP/implied.json" "d['run']['repeat']")"
 
+# Ctrl-C during run 1 of 5: the command gets it, no more runs start, and
+# the report holds the run that was cut
+"$PTSCOPE" stat --repeat 5 -o "$TMP/cut.json" -- sleep 3 >/dev/null 2>"$TMP/cut.err" &
+spid=$!
+sleep 1.5
+kill -INT "$spid"
+wait "$spid"
+check_eq "stat --repeat 5, Ctrl-C in run 1: exit as the command (130), 1 of 5 runs said" \
+	"130 1" "$? $(grep -c '^ptscope: stopped after 1 of 5 runs' "$TMP/cut.err")"
+check_eq "stat --repeat 5, Ctrl-C in run 1: the recording holds that run" "1 130" \
+	"$(json "$TMP/cut.json" "'%d %d' % (len(d['runs']), d['runs'][0]['exit_status'])")"
+
 # ---- the same command twice: no significant change ----
 move=("$BENCH" move-loop --class page --size 4M)
 if stat_rep "$TMP/same_a.json" 5 "${move[@]}" --count 40 &&
