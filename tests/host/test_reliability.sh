@@ -47,8 +47,11 @@ expect_write_error() {
 # every writer reports a full disk, never exits 0 on a truncated report
 expect_write_error "stat -o /dev/full" /dev/full stat -o /dev/full -- true
 expect_write_error "stat --json -o /dev/full" /dev/full stat --json -o /dev/full -- true
-expect_write_error "stat >/dev/full" "standard output" stat -- true
-expect_write_error "stat --json >/dev/full" "standard output" stat --json -- true
+# stat reports on stderr: a full one is exit 1 (its message has nowhere to go)
+"$PTSCOPE" stat -- true 2>/dev/full
+check_eq "stat 2>/dev/full: the report not written, exit 1" 1 "$?"
+"$PTSCOPE" stat --json -- true 2>/dev/full
+check_eq "stat --json 2>/dev/full: the report not written, exit 1" 1 "$?"
 expect_write_error "top >/dev/full" "standard output" top -i 0.5 -d 1
 expect_write_error "top --json -o /dev/full" /dev/full top --json -i 0.5 -d 1 -o /dev/full
 expect_write_error "snoop >/dev/full" "standard output" snoop -d 1
