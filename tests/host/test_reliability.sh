@@ -171,6 +171,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 d["run"]["command"] = "evil \x1b]0;pwned\x07 \x9b"
 d["kernel_counters"]["x\x1b[2J"] = {"k\x07": 5}
+for run in d["runs"]:
+    run["kernel_counters"]["x\x1b[2J"] = {"k\x07": 5}
 json.dump(d, open(sys.argv[2], "w"))
 PY
 "$PTSCOPE" diff "$TMP/evil.json" "$TMP/evil2.json" >"$TMP/evil.diff" 2>&1
