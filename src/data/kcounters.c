@@ -97,6 +97,25 @@ void kcounters_delta(const struct kcounters *after,
 	}
 }
 
+void kcounters_add(struct kcounters *sum, const struct kcounters *kc)
+{
+	const struct kcounter *c;
+	int i, j;
+
+	for (i = 0; i < kc->nr; i++) {
+		c = &kc->c[i];
+		for (j = 0; j < sum->nr; j++) {
+			if (!strcmp(sum->c[j].group, c->group) &&
+			    !strcmp(sum->c[j].name, c->name)) {
+				sum->c[j].value += c->value;
+				break;
+			}
+		}
+		if (j == sum->nr)
+			add(sum, c->group, c->name, c->value);
+	}
+}
+
 json_object *kcounters_json(const struct kcounters *kc)
 {
 	json_object *root = json_object_new_object(), *group;

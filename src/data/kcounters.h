@@ -30,6 +30,8 @@ void kcounters_read(struct kcounters *kc);
 /* out = after - before, matched by group and name */
 void kcounters_delta(const struct kcounters *after,
 		     const struct kcounters *before, struct kcounters *out);
+/* @sum += @kc, matched by group and name (a new one appended) */
+void kcounters_add(struct kcounters *sum, const struct kcounters *kc);
 json_object *kcounters_json(const struct kcounters *kc);
 void kcounters_text(FILE *out, const struct kcounters *kc);
 

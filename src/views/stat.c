@@ -191,7 +191,6 @@ static int stat_run_window(struct pts_session *s, const struct pts_options *opts
 static int stat_runs(struct stat_state *st, const struct pts_options *opts)
 {
 	struct pts_snapshot prev;
-	struct kcounters first;
 	char window[32];
 	int ret = 0;
 
@@ -201,7 +200,6 @@ static int stat_runs(struct stat_state *st, const struct pts_options *opts)
 			strerror(errno));
 		return 1;
 	}
-	kcounters_read(&first);
 	if (!opts->cmd_argv)
 		fprintf(stderr, "ptscope: tracing %s, %zu window%s of %s, "
 			"Ctrl-C to stop\n", st->cmd, st->want_runs,
@@ -216,6 +214,7 @@ static int stat_runs(struct stat_state *st, const struct pts_options *opts)
 			ret = stat_run_window(&st->s, opts, &prev, run);
 		if (ret)
 			break;
+		kcounters_add(&st->kc_total, &run->kc);
 		st->nr_runs++;
 		if (!opts->cmd_argv && !process_alive(opts->pid)) {
 			fprintf(stderr, "ptscope: pid %d exited during window %zu\n",
@@ -224,8 +223,6 @@ static int stat_runs(struct stat_state *st, const struct pts_options *opts)
 		}
 	}
 	st->totals = prev;
-	kcounters_read(&st->kc_after);
-	kcounters_delta(&st->kc_after, &first, &st->kc_total);
 	return ret;
 }
 

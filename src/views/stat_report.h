@@ -23,8 +23,8 @@ struct stat_state {
 	struct stat_run *runs;
 	size_t nr_runs, want_runs;
 	struct pts_snapshot totals;	/* all runs: the maps since attach */
-	struct kcounters kc_after;
-	struct kcounters kc_total;	/* from the first run to the last */
+	/* the kernel's over the runs' own windows, not the gaps between */
+	struct kcounters kc_total;
 };
 
 /* the first nonzero exit status of the runs, else 0 */
