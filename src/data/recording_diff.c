@@ -95,6 +95,9 @@ void diff_test_row(struct diff_row *row, const double *base, size_t nr_base,
 	if (row->change == DIFF_CHANGED) {
 		row->ci_low_pct = w.ci_low / fabs(row->val[DIFF_BASE]) * 100;
 		row->ci_high_pct = w.ci_high / fabs(row->val[DIFF_BASE]) * 100;
+		/* every value is >= 0: the t interval can reach below -100% */
+		if (row->ci_low_pct < -100)
+			row->ci_low_pct = -100;
 	}
 }
 
