@@ -17,11 +17,21 @@ static const char *fmt_count(char *buf, size_t len, double value)
 	return buf;
 }
 
+/* @value as bytes: casting 2^64 or more (a mean of huge sums) is undefined */
+static uint64_t bytes_of(double value)
+{
+	if (!(value > 0))
+		return 0;
+	if (value >= 18446744073709551615.0)
+		return UINT64_MAX;
+	return (uint64_t)value;
+}
+
 const char *fmt_value(char *buf, size_t len, double value, enum rec_unit unit)
 {
 	switch (unit) {
 	case REC_UNIT_BYTES:
-		return fmt_bytes(buf, len, value < 0 ? 0 : (uint64_t)value);
+		return fmt_bytes(buf, len, bytes_of(value));
 	case REC_UNIT_NS:
 		return fmt_ns(buf, len, value);
 	case REC_UNIT_SECONDS:

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "data/recording_diff.h"
+#include "views/values.h"
 
 static const char *const labels[DIFF_SIDES] = { "base.json", "new.json" };
 static const struct diff_params params = { .alpha = DIFF_ALPHA,
@@ -856,11 +857,20 @@ static void assert_change(double pct, const char *want)
 
 static void test_format(void **state)
 {
+	char buf[32];
+
 	assert_change(300, "+300.0%");
 	assert_change(-37.21, "-37.2%");
 	assert_change(0.04, "0.0%");
 	assert_change(-0.04, "0.0%");
 	assert_change(0.06, "+0.1%");
+	/* a mean of byte sums at 2^64 or above, or not a number: no cast UB */
+	assert_string_equal(fmt_value(buf, sizeof(buf), 2e19, REC_UNIT_BYTES),
+			    "16777216 TiB");
+	assert_string_equal(fmt_value(buf, sizeof(buf), NAN, REC_UNIT_BYTES),
+			    "0 B");
+	assert_string_equal(fmt_value(buf, sizeof(buf), 65536, REC_UNIT_BYTES),
+			    "64.0 KiB");
 }
 
 static json_object *json_field(json_object *obj, const char *key)
