@@ -131,14 +131,7 @@ static int load_recording(const char *path, json_object **rec)
 /* counts named in the explanation of a changed time */
 #define EXPLAIN_ROWS	6
 
-/* "167.0 us ± 8%" over several runs, "167.0 us" over one or none spread */
-static const char *fmt_side(char *buf, size_t len, const struct diff_row *row,
-			    enum diff_side side)
-{
-	return fmt_mean_sd(buf, len, &row->side[side], row->unit);
-}
-
-/* "[+35.0%, +47.1%]", "exact", "1 run" */
+/* "[+35.0%, +47.1%] p=0.0004", "exact", "untested" */
 static const char *fmt_interval(char *buf, size_t len, const struct diff_row *row)
 {
 	if (row->test == DIFF_TEST_EXACT)
@@ -236,8 +229,8 @@ static void print_row(FILE *out, const struct diff_row *row, int width)
 
 	fprintf(out, "  %-*s %20s %20s %8s  %s\n", width,
 		fmt_escape(name, sizeof(name), row->name),
-		fmt_side(base, sizeof(base), row, DIFF_BASE),
-		fmt_side(new, sizeof(new), row, DIFF_NEW),
+		fmt_mean_sd(base, sizeof(base), &row->side[DIFF_BASE], row->unit),
+		fmt_mean_sd(new, sizeof(new), &row->side[DIFF_NEW], row->unit),
 		diff_fmt_change(change, sizeof(change), row),
 		fmt_interval(interval, sizeof(interval), row));
 }

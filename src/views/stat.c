@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "data/collector.h"
 #include "data/kcounters.h"
+#include "data/procfind.h"
 #include "data/session.h"
 #include "views/run_cmd.h"
 #include "views/signals.h"
@@ -34,18 +35,11 @@ static void cmdline(char *buf, size_t len, char **argv)
 /* "pid 123 (stress-ng)": what a window of -p watched */
 static void pid_name(char *buf, size_t len, pid_t pid)
 {
-	char path[64], comm[64] = "";
-	FILE *f;
+	char comm[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "r");
-	if (f) {
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = '\0';
-		fclose(f);
-	}
-	comm[strcspn(comm, "\n")] = '\0';
-	snprintf(buf, len, "pid %d (%s)", pid, comm[0] ? comm : "?");
+	if (proc_comm(PROC_ROOT, pid, comm, sizeof(comm)) || !comm[0])
+		snprintf(comm, sizeof(comm), "?");
+	snprintf(buf, len, "pid %d (%s)", pid, comm);
 }
 
 static bool had_tgid(const struct pts_snapshot *snap, __u32 tgid)
