@@ -58,11 +58,12 @@ DEPS_VM_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio zstd lz4 \
 	binutils
 VM_KERNELS ?= 6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64 7.3-amd64 7.3-arm64 \
 	7.3-arm64-16k
-# kernel/build: Debian's 6.12 source and what building it needs (the source
-# and dwarves are Architecture: all packages)
-DEPS_KERNEL_PKGS := linux-source-6.12:all flex bison dwarves:all bc libssl-dev \
-	libelf-dev git perl xz-utils
-KERNEL_VARIANTS := patched batching fix
+# kernel/build: Debian's linux-source-7.3 (kernel/fetch-source.sh, from
+# trixie-backports, pinned) and what building it needs, for amd64 and
+# cross-compiled for arm64 (dwarves is an Architecture: all package)
+DEPS_KERNEL_PKGS := flex bison dwarves:all bc libssl-dev libelf-dev git perl \
+	xz-utils gcc-aarch64-linux-gnu
+KERNEL_VARIANTS := stock patched regression
 # make deb: debhelper and dpkg-dev build the package, lintian checks it;
 # for tests/host/test_deb.sh: systemd (systemd-analyze verify, security,
 # syscall-filter on the exporter's unit), bash-completion (the completion's
@@ -91,6 +92,7 @@ deps-vm: deps-static
 
 deps-kernel: deps
 	@./tests/deps.sh $(DEPS_KERNEL_PKGS)
+	@./kernel/fetch-source.sh >/dev/null
 
 deps-deb: deps
 	@./tests/deps.sh $(DEPS_DEB_PKGS)

@@ -99,28 +99,16 @@ bpo_pin() {
     esac
 }
 
-# apt-get with a private configuration: only trixie-backports, lists and
-# archives under $CACHE_ROOT/apt-bpo, both architectures known to it alone
-bpo_apt() {
-    local root=$CACHE_ROOT/apt-bpo
-    apt-get -q -o Dir::Etc::sourcelist="$root/sources.list" \
-        -o Dir::Etc::sourceparts=/dev/null -o Dir::State::Lists="$root/lists" \
-        -o Dir::Cache="$root/cache" -o Dir::State::status=/dev/null \
-        -o APT::Architectures::=amd64 -o APT::Architectures::=arm64 "$@"
-}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../../kernel/bpo-apt.sh
+. "$here/../../kernel/bpo-apt.sh"
 
 fetch_backports() {
     local flavour deb_arch bin_sha base_sha root f pkg sha debs
     read -r flavour deb_arch bin_sha base_sha <<<"$(bpo_pin "$ARCH")"
     root=$CACHE_ROOT/apt-bpo
-    mkdir -p "$root/lists/partial" "$root/cache/archives/partial"
-    # one apt at a time on the private lists (the matrix boots in parallel)
-    exec 8>"$root/.lock"
-    flock 8
-    echo "deb ${PTSCOPE_DEBIAN_MIRROR:-http://deb.debian.org/debian} trixie-backports main" \
-        >"$root/sources.list"
     log "updating the private trixie-backports lists in $root"
-    bpo_apt update >&2 || die "apt-get update of trixie-backports failed (network? mirror: set PTSCOPE_DEBIAN_MIRROR)"
+    bpo_update || die "apt-get update of trixie-backports failed (network? mirror: set PTSCOPE_DEBIAN_MIRROR)"
     work=$(mktemp -d "$CACHE_ROOT/kernels/.tmp.$VERSION-$ARCH.XXXXXX")
     trap 'rm -rf "$work"' EXIT
     chmod 755 "$work"
