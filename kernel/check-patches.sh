@@ -3,14 +3,17 @@
 #
 #   kernel/check-patches.sh
 #
-# Extracts from Debian's linux-source-6.12 tarball only the files the patches
-# touch, plus checkpatch.pl and its data files, into a temporary directory.
-# Then, for kernel/patches/series in order and kernel/lab/series on top, each
-# patch must:
+# Extracts from Debian's linux-source-7.3 tarball (kernel/fetch-source.sh)
+# only the files the patches touch, plus checkpatch.pl and its data files,
+# into a temporary directory.  Then, for kernel/patches/series in order and
+# kernel/lab/series on top, each patch must:
+#   - name no author and carry no Signed-off-by: both are left for whoever
+#     submits the series (kernel/README.md),
 #   - apply cleanly in order (git apply --check, then git apply),
 #   - pass scripts/checkpatch.pl --strict --no-tree with 0 errors, 0 warnings
-#     and 0 checks (its report is printed as "# " lines otherwise),
-#   - carry a Signed-off-by line.
+#     and 0 checks (its report is printed as "# " lines otherwise); it runs
+#     on a copy given a throwaway author and Signed-off-by, which
+#     checkpatch requires.
 #
 # stdout: TAP ("ok N - ...", "not ok N - ...", then "1..N").
 # exit:   0 if every test passed, 1 otherwise or on a runtime failure.
@@ -25,7 +28,7 @@ die() { echo "$prog: error: $*" >&2; exit 1; }
 note() { echo "$prog: $*" >&2; }
 [ $# -eq 0 ] || { echo "usage: $prog" >&2; exit 2; }
 
-tarball=/usr/src/linux-source-6.12.tar.xz
+tarball=${PTSCOPE_CACHE:-/var/cache/ptscope}/src/linux-source-7.3.tar.xz
 [ -f "$tarball" ] || die "$tarball not found: run make deps-kernel"
 for tool in git perl tar xz; do
 	command -v "$tool" >/dev/null || die "'$tool' not found: run make deps-kernel"
@@ -66,7 +69,7 @@ mapfile -t wanted < <(awk '
 wanted+=(scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch)
 
 top=$(basename "$tarball" .tar.xz)
-mkdir "$work/src" "$work/cp"
+mkdir "$work/src" "$work/cp" "$work/signed"
 tar -xJf "$tarball" -C "$work/src" --strip-components=1 "${wanted[@]/#/$top/}" ||
 	die "extracting ${wanted[*]} from $tarball failed"
 # checkpatch runs from a directory without .git (it would look up commit ids)
@@ -89,7 +92,19 @@ for p in "${patches[@]}"; do
 	tap "$ok" "$name applies cleanly in order"
 
 	ok=0
-	out=$(cd "$work/cp" && HOME=$work perl ./checkpatch.pl --strict --no-tree --no-color "$p" 2>&1) || true
+	if grep -Eq '^(From|Signed-off-by): ' "$p"; then
+		ok=1
+		grep -E '^(From|Signed-off-by): ' "$p" | sed 's/^/# /'
+	fi
+	tap "$ok" "$name names no author and no Signed-off-by"
+
+	# the throwaway identity checkpatch needs, on a copy only
+	signed=$work/signed/${p##*/}
+	awk '/^Date: / && !from { print "From: Checkpatch Run <checkpatch@invalid>"; from = 1 }
+	     /^---$/ && !sob { print "Signed-off-by: Checkpatch Run <checkpatch@invalid>"; sob = 1 }
+	     { print }' "$p" >"$signed"
+	ok=0
+	out=$(cd "$work/cp" && HOME=$work perl ./checkpatch.pl --strict --no-tree --no-color "$signed" 2>&1) || true
 	# a here-string, not printf | grep -q: grep -q exits at the first
 	# match, and under pipefail the writer's SIGPIPE turned a clean
 	# checkpatch run red about one time in eight
@@ -99,9 +114,6 @@ for p in "${patches[@]}"; do
 	fi
 	tap "$ok" "$name: checkpatch --strict: 0 errors, 0 warnings, 0 checks"
 
-	ok=0
-	grep -Eq '^Signed-off-by: [^<]+ <[^>@]+@[^>]+>$' "$p" || ok=1
-	tap "$ok" "$name has a Signed-off-by line"
 done
 echo "1..$n"
 exit "$failed"
