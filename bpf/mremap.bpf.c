@@ -943,11 +943,11 @@ int BPF_KRETPROBE(lv_kretprobe_pte_lock, __u64 *ret)
 }
 
 /*
- * Levels from the patched tracepoints (kernel/patches).  They fire inside
- * move_page_tables(), which 6.12 calls from mremap() and from exec's stack
- * shift (relocate_vma_down()): only events inside an mremap syscall count,
- * and none after mremap:move_back, whose move_page_tables() call moves the
- * entries back.
+ * Levels from the patched tracepoints (kernel/patches, mmap:mm_mremap_*).
+ * They fire inside move_page_tables(), which 7.3 calls from mremap() and
+ * from exec's stack shift (relocate_vma_down(), mm/vma_exec.c): only events
+ * inside an mremap syscall count, and none after mm_mremap_move_back, whose
+ * move_page_tables() call moves the entries back.
  */
 static __always_inline struct mremap_start *mremap_in_progress(void)
 {
@@ -956,9 +956,9 @@ static __always_inline struct mremap_start *mremap_in_progress(void)
 	return s && s->ts && !s->moving_back ? s : NULL;
 }
 
-SEC("tp_btf/move_back")
-int BPF_PROG(lv_tp_move_back, void *vma, unsigned long old_addr,
-	     unsigned long new_addr, unsigned long moved, int err)
+SEC("tp_btf/mm_mremap_move_back")
+int BPF_PROG(lv_tp_move_back, void *mm, unsigned long old_addr,
+	     unsigned long new_addr, unsigned long len, int err)
 {
 	struct mremap_start *s = mremap_in_progress();
 
@@ -967,48 +967,63 @@ int BPF_PROG(lv_tp_move_back, void *vma, unsigned long old_addr,
 	return 0;
 }
 
-/* one NORMAL_PUD, NORMAL_PMD or HPAGE_PMD attempt, as in iter_finish() */
-static __always_inline void pgt_entry_seen(struct mremap_start *s,
-					   __u32 moved_idx, __u32 fallback_idx,
-					   __u32 *moved_lv, bool moved)
-{
-	count_add(moved ? moved_idx : fallback_idx, 1);
-	if (!(cfg.flags & PTS_CFG_EVENTS))
-		return;
-	if (moved)
-		(*moved_lv)++;
-	else
-		s->levels.fallbacks++;
-}
-
-SEC("tp_btf/move_pgt_entry")
-int BPF_PROG(lv_tp_pgt_entry, void *vma, int type, unsigned long old_addr,
-	     unsigned long new_addr, bool moved)
+/*
+ * One PUD, PMD or huge PMD attempt, as in iter_finish().  The events of the
+ * mm_mremap_move_entry class share their arguments: (mm, old_addr,
+ * new_addr, moved).  mm_mremap_move_huge_pud is not traced: only DAX maps
+ * PUD-sized pages, and a failed one is skipped, not moved a level down.
+ */
+static __always_inline void pgt_entry_seen(__u32 moved_idx, __u32 fallback_idx,
+					   bool moved)
 {
 	struct mremap_start *s = mremap_in_progress();
 
 	if (!s)
-		return 0;
-	if (type == bpf_core_enum_value(enum pgt_entry, NORMAL_PUD))
-		pgt_entry_seen(s, PTS_C_LV_PUD_MOVED, PTS_C_LV_PUD_FALLBACK,
-			       &s->levels.pud, moved);
-	else if (type == bpf_core_enum_value(enum pgt_entry, NORMAL_PMD))
-		pgt_entry_seen(s, PTS_C_LV_PMD_MOVED, PTS_C_LV_PMD_FALLBACK,
-			       &s->levels.pmd, moved);
-	else if (type == bpf_core_enum_value(enum pgt_entry, HPAGE_PMD))
-		pgt_entry_seen(s, PTS_C_LV_HPMD_MOVED, PTS_C_LV_HPMD_FALLBACK,
-			       &s->levels.huge_pmd, moved);
-	/* HPAGE_PUD: DAX only */
+		return;
+	count_add(moved ? moved_idx : fallback_idx, 1);
+	if (!(cfg.flags & PTS_CFG_EVENTS))
+		return;
+	if (!moved)
+		s->levels.fallbacks++;
+	else if (moved_idx == PTS_C_LV_PUD_MOVED)
+		s->levels.pud++;
+	else if (moved_idx == PTS_C_LV_PMD_MOVED)
+		s->levels.pmd++;
+	else
+		s->levels.huge_pmd++;
+}
+
+SEC("tp_btf/mm_mremap_move_pud")
+int BPF_PROG(lv_tp_pud, void *mm, unsigned long old_addr,
+	     unsigned long new_addr, bool moved)
+{
+	pgt_entry_seen(PTS_C_LV_PUD_MOVED, PTS_C_LV_PUD_FALLBACK, moved);
 	return 0;
 }
 
-/* err: the PTE table went away (-EAGAIN) and the extent is retried */
-SEC("tp_btf/move_ptes")
-int BPF_PROG(lv_tp_ptes, void *vma, unsigned long old_addr,
-	     unsigned long new_addr, unsigned long extent,
+SEC("tp_btf/mm_mremap_move_pmd")
+int BPF_PROG(lv_tp_pmd, void *mm, unsigned long old_addr,
+	     unsigned long new_addr, bool moved)
+{
+	pgt_entry_seen(PTS_C_LV_PMD_MOVED, PTS_C_LV_PMD_FALLBACK, moved);
+	return 0;
+}
+
+SEC("tp_btf/mm_mremap_move_huge_pmd")
+int BPF_PROG(lv_tp_huge_pmd, void *mm, unsigned long old_addr,
+	     unsigned long new_addr, bool moved)
+{
+	pgt_entry_seen(PTS_C_LV_HPMD_MOVED, PTS_C_LV_HPMD_FALLBACK, moved);
+	return 0;
+}
+
+/* err: a page table went away (-EAGAIN) and the extent is retried */
+SEC("tp_btf/mm_mremap_move_ptes")
+int BPF_PROG(lv_tp_ptes, void *mm, unsigned long old_addr,
+	     unsigned long new_addr, unsigned long len,
 	     unsigned int nr_present, unsigned int nr_nonpresent,
 	     unsigned int nr_batches, unsigned int max_batch,
-	     unsigned int nr_folio_lookups, bool flushed, int err)
+	     unsigned int nr_folio_lookups, int err)
 {
 	struct mremap_start *s = mremap_in_progress();
 	__u64 ptes = (__u64)nr_present + nr_nonpresent;
@@ -1016,7 +1031,7 @@ int BPF_PROG(lv_tp_ptes, void *vma, unsigned long old_addr,
 	if (!s || err)
 		return 0;
 	count_add(PTS_C_LV_PTE_EXTENTS, 1);
-	count_add(PTS_C_LV_PTE_BYTES, extent);
+	count_add(PTS_C_LV_PTE_BYTES, len);
 	count_add(PTS_C_LV_PTES, ptes);
 	count_add(PTS_C_LV_PTE_BATCHES, nr_batches);
 	count_add(PTS_C_LV_FOLIO_LOOKUPS, nr_folio_lookups);
@@ -1024,7 +1039,7 @@ int BPF_PROG(lv_tp_ptes, void *vma, unsigned long old_addr,
 		hist_add(PTS_H_PTE_MAX_BATCH, max_batch);
 	if (cfg.flags & PTS_CFG_EVENTS) {
 		s->levels.pte_extents++;
-		s->levels.pte_bytes += extent;
+		s->levels.pte_bytes += len;
 		s->levels.ptes += ptes;
 	}
 	return 0;

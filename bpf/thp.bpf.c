@@ -269,20 +269,24 @@ int BPF_PROG(thp_collapse, struct mm_struct *mm, int isolated, int status)
 }
 
 /*
- * Patched path: thp:anon_fault_alloc (kernel/patches) sits beside each
- * THP_FAULT_* vm event and anon_fault_* mTHP stat, order 0 included.  Its
- * result is enum anon_fault_result of the patches' include/linux/huge_mm.h.
+ * Patched path: kmem:mm_anon_fault_alloc (kernel/patches) sits beside the
+ * THP_FAULT_* vm events and anon_fault_* mTHP stats, order 0 included.  Its
+ * result is enum anon_fault_result of the patches' trace/events/kmem.h; a
+ * failure to set up the memcg's deferred split list (7.x,
+ * folio_memcg_alloc_deferred()) is a fallback, as THP_FAULT_FALLBACK counts
+ * it at the PMD order (alloc_anon_folio() counts no mTHP stat for it).
  */
 #define ANON_FAULT_ALLOC		0
 #define ANON_FAULT_FALLBACK		1
 #define ANON_FAULT_FALLBACK_CHARGE	2
-#define ANON_FAULT_ZERO_PAGE		3
+#define ANON_FAULT_FALLBACK_SPLIT_LRU	3
+#define ANON_FAULT_ZERO_PAGE		4
 
-SEC("tp_btf/anon_fault_alloc")
-int BPF_PROG(thp_tp_anon_fault, void *vma, unsigned long addr, int order,
-	     int result)
+SEC("tp_btf/mm_anon_fault_alloc")
+int BPF_PROG(thp_tp_anon_fault, void *mm, unsigned long address,
+	     unsigned int order, int result)
 {
-	if (order < 0 || !in_user_task() || !task_wanted())
+	if (order > 31 || !in_user_task() || !task_wanted())
 		return 0;
 	switch (result) {
 	case ANON_FAULT_ALLOC:
@@ -292,6 +296,7 @@ int BPF_PROG(thp_tp_anon_fault, void *vma, unsigned long addr, int order,
 			fault_event(order, PTS_FAULT_RES_ALLOC, 0, NULL);
 		break;
 	case ANON_FAULT_FALLBACK:
+	case ANON_FAULT_FALLBACK_SPLIT_LRU:
 		fault_alloc_seen(order, FAULT_FALLBACK);
 		fault_event(order, PTS_FAULT_RES_FALLBACK, 0, NULL);
 		break;

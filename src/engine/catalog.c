@@ -197,19 +197,22 @@ const struct pts_metric pts_catalog[] = {
 		.cands = {
 			{
 				.kind = PTS_PATH_PATCHED,
-				.label = "tp_btf mremap:move_pgt_entry, move_ptes, move_back",
+				.label = "tp_btf mmap:mm_mremap_move_{pud,pmd,huge_pmd,ptes,back}",
 				.exact = true,
 				.obj = PTS_OBJ_MREMAP,
 				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
 					     PTS_CFG_LEVEL_TPS,
-				.progs = { "lv_tp_pgt_entry", "lv_tp_ptes",
+				.progs = { "lv_tp_pud", "lv_tp_pmd",
+					   "lv_tp_huge_pmd", "lv_tp_ptes",
 					   "lv_tp_move_back" },
 				.reqs = {
 					/* counted inside mremap calls only */
 					{ PTS_REQ_METRIC, "mremap.calls" },
-					{ PTS_REQ_BTF_TRACE, "move_pgt_entry" },
-					{ PTS_REQ_BTF_TRACE, "move_ptes" },
-					{ PTS_REQ_BTF_TRACE, "move_back" },
+					{ PTS_REQ_BTF_TRACE, "mm_mremap_move_pud" },
+					{ PTS_REQ_BTF_TRACE, "mm_mremap_move_pmd" },
+					{ PTS_REQ_BTF_TRACE, "mm_mremap_move_huge_pmd" },
+					{ PTS_REQ_BTF_TRACE, "mm_mremap_move_ptes" },
+					{ PTS_REQ_BTF_TRACE, "mm_mremap_move_back" },
 				},
 			},
 			{
@@ -380,7 +383,7 @@ const struct pts_metric pts_catalog[] = {
 		.cands = {
 			{
 				.kind = PTS_PATH_PATCHED,
-				.label = "tp_btf mremap:move_ptes (counted by the kernel)",
+				.label = "tp_btf mmap:mm_mremap_move_ptes (counted by the kernel)",
 				.exact = true,
 				.obj = PTS_OBJ_MREMAP,
 				.counted_by = "mremap.levels",
@@ -429,7 +432,7 @@ const struct pts_metric pts_catalog[] = {
 		 * under qemu TCG a 1 GiB PTE-level move on the batching lab
 		 * kernel took ~250 ms with it against ~35 ms without, which
 		 * would hide the regression it is there to measure.  The
-		 * count alone comes from the patched mremap:move_ptes
+		 * count alone comes from the patched mm_mremap_move_ptes
 		 * tracepoint at no such cost.
 		 */
 		.opt_in = true,
@@ -466,13 +469,13 @@ const struct pts_metric pts_catalog[] = {
 		.cands = {
 			{
 				.kind = PTS_PATH_PATCHED,
-				.label = "tp_btf thp:anon_fault_alloc",
+				.label = "tp_btf kmem:mm_anon_fault_alloc",
 				.exact = true,
 				.obj = PTS_OBJ_THP,
 				.cfg_flags = PTS_CFG_FAULT_TP,
 				.progs = { "thp_tp_anon_fault" },
 				.reqs = {
-					{ PTS_REQ_BTF_TRACE, "anon_fault_alloc" },
+					{ PTS_REQ_BTF_TRACE, "mm_anon_fault_alloc" },
 				},
 			},
 			{

@@ -90,7 +90,9 @@ static int check_nargs(const struct fake_kernel *k, const struct pts_req *req,
 static bool patched_tracepoint(const struct pts_req *req)
 {
 	static const char *const names[] = {
-		"move_pgt_entry", "move_ptes", "move_back", "anon_fault_alloc",
+		"mm_mremap_move_pud", "mm_mremap_move_pmd",
+		"mm_mremap_move_huge_pmd", "mm_mremap_move_ptes",
+		"mm_mremap_move_back", "mm_anon_fault_alloc",
 	};
 	size_t i;
 
@@ -612,7 +614,7 @@ static void test_levels_not_implemented(void **state)
 	struct fake_kernel k = kernel_6_15(0);
 
 	choose(PTS_MODE_AUTO, false, &k);
-	assert_why_has("mremap.levels", 0, "no btf_trace_move_pgt_entry");
+	assert_why_has("mremap.levels", 0, "no btf_trace_mm_mremap_move_pud");
 	assert_why_has("mremap.levels", 1, "not implemented yet (");
 	assert_chosen("mremap.levels", 2);
 }

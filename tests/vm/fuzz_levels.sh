@@ -1,5 +1,5 @@
 #!/bin/bash
-# Long runs of the differential level test: boot the patched 6.12 kernel
+# Long runs of the differential level test: boot the patched 7.3 kernel
 # (kernel/build patched) with only the seeded mremap cases, under the
 # patched tracepoints (the oracle), then the fentry and the kprobe
 # markers, and compare every call.  make fuzz-levels SEED=... N=...
@@ -25,14 +25,14 @@ else
 	kdir=$(printf '%s\n' "$kdir" | tail -n 1)
 	PTSCOPE_VM_KERNEL_DIR=$kdir PTSCOPE_VM_LOG="$work/console" \
 	PTSCOPE_VM_APPEND="ptscope.seed=$seed ptscope.cases=$cases" \
-		"$here/boot.sh" 6.12 amd64 "$work/initrd.cpio.gz" "${VM_TIMEOUT:-7200}" \
+		"$here/boot.sh" 7.3 amd64 "$work/initrd.cpio.gz" "${VM_TIMEOUT:-7200}" \
 		>"$work/out" 2>"$work/err"
 	rc=$?
 	check_console patched "$work/console"
 	if [ $rc -ne 0 ]; then
 		fail "VM failed (rc $rc): $(tail -n 2 "$work/err" | tr '\n' ' ')"
 	else
-		run_checker levels python3 "$here/check_levels.py" 6.12-patched \
+		run_checker levels python3 "$here/check_levels.py" 7.3-patched \
 			"$work/out" "$cases" patched fentry kprobe
 	fi
 fi

@@ -1,16 +1,18 @@
 #!/bin/bash
-# The kernel/ patch set on real kernels: build (or reuse) the patched,
-# patched+batching and patched+batching+fix kernels with kernel/build, boot
-# each under qemu with static ptscope, and check the reports against the
-# workload geometry and the kernel's counters (tests/vm/check_patched.py).
-# Then ptscope diff of the batching and fix recordings (3 runs each) must
-# call it a change and name the folio lookups, exactly.  x86_64 only: see kernel/README.md.
+# The kernel/ patch set on real kernels: build (or reuse) Linux 7.3 with the
+# tracepoint series (patched: 7.3 as shipped, with the 6.17-rc2 fix) and the
+# lab kernel (regression: the folio lookup per present PTE of 6.17-rc1
+# again) with kernel/build, boot each under qemu with static ptscope, and
+# check the reports against the workload geometry and the kernel's counters
+# (tests/vm/check_patched.py).  Then ptscope diff of the regression and
+# patched recordings (3 runs each) must call it a change and name the folio
+# lookups, exactly.  x86_64 only: see kernel/README.md.
 # PATCHED_VARIANTS picks a subset.  A kernel that does not build, boot or
 # attach is a failure, never a skip.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-variants=${PATCHED_VARIANTS:-patched batching fix}
+variants=${PATCHED_VARIANTS:-patched regression}
 bin=$top/build/static/x86
 work=$(mktemp -d /tmp/ptscope-patched.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -35,7 +37,7 @@ boot_variant() {
 	start=$(date +%s)
 	PTSCOPE_VM_KERNEL_DIR=$kdir PTSCOPE_VM_LOG="$work/$v.console" \
 	PTSCOPE_VM_APPEND="ptscope.seed=$seed ptscope.cases=$cases" \
-		"$here/boot.sh" 6.12 amd64 "$work/initrd.cpio.gz" "${VM_TIMEOUT:-1500}" \
+		"$here/boot.sh" 7.3 amd64 "$work/initrd.cpio.gz" "${VM_TIMEOUT:-1500}" \
 		>"$work/$v.out" 2>"$work/$v.err"
 	rc=$?
 	echo "# $v: $(( $(date +%s) - start )) s in the VM (boot.sh rc $rc)"
@@ -53,15 +55,15 @@ boot_variant() {
 # every run: 128 MiB of 4 KiB PTEs less the last of each of the 128
 # extents, against none with the fix)
 check_diff() {
-	local base=$work/batching.json new=$work/fix.json
+	local base=$work/regression.json new=$work/patched.json
 
 	if [ ! -f "$base" ] || [ ! -f "$new" ]; then
-		fail "diff batching -> fix: no recordings to compare"
+		fail "diff regression -> patched: no recordings to compare"
 		return
 	fi
 	if ! "$top/build/ptscope" diff "$base" "$new" >"$work/diff.txt" 2>&1 ||
 	   ! "$top/build/ptscope" diff --json "$base" "$new" >"$work/diff.json" 2>&1; then
-		fail "diff batching -> fix: ptscope diff failed: $(head -n 2 "$work/diff.txt")"
+		fail "diff regression -> patched: ptscope diff failed: $(head -n 2 "$work/diff.txt")"
 		return
 	fi
 	sed 's/^/#   /' "$work/diff.txt"
@@ -71,7 +73,7 @@ check_diff() {
 	changed = {r["name"]: r for r in d["changed"]}
 	want = (128 << 20) // 4096 - 128
 	print("1..3")
-	print("%s 1 - diff batching -> fix, 3 runs a side: verdict %s" % (
+	print("%s 1 - diff regression -> patched, 3 runs a side: verdict %s" % (
 	    "ok" if d["verdict"] == "changed" else "not ok", d["verdict"]))
 	for i, name in enumerate(("folio_lookups.calls", "levels.folio_lookups")):
 	    r = changed.get(name, {})
@@ -80,11 +82,11 @@ check_diff() {
 	        "ok" if got == (want, 0, "exact") else "not ok", i + 2, name,
 	        got, (want, 0, "exact")))
 	PY
-	run_checker "diff batching -> fix" python3 "$work/diff_check.py" "$work/diff.json"
-	if [ -f "$work/batching.median_ns" ] && [ -f "$work/fix.median_ns" ]; then
-		awk -v b="$(cat "$work/batching.median_ns")" -v f="$(cat "$work/fix.median_ns")" \
+	run_checker "diff regression -> patched" python3 "$work/diff_check.py" "$work/diff.json"
+	if [ -f "$work/regression.median_ns" ] && [ -f "$work/patched.median_ns" ]; then
+		awk -v b="$(cat "$work/regression.median_ns")" -v f="$(cat "$work/patched.median_ns")" \
 			'BEGIN { printf "# lab_off4k without probes, median of 5 calls: " \
-				"batching %.1f ms, fix %.1f ms, batching/fix %.2f " \
+				"regression %.1f ms, patched %.1f ms, regression/patched %.2f " \
 				"(qemu TCG: not evidence of a regression)\n",
 				b / 1e6, f / 1e6, b / f }'
 	fi
@@ -100,7 +102,7 @@ else
 	for v in $variants; do
 		boot_variant "$v"
 	done
-	if [[ " $variants " == *" batching "* && " $variants " == *" fix "* ]]; then
+	if [[ " $variants " == *" regression "* && " $variants " == *" patched "* ]]; then
 		check_diff
 	fi
 fi

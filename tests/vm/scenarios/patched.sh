@@ -2,9 +2,9 @@
 # Guest side of tests/vm/test_patched.sh, on a kernel built by kernel/build
 # (uname -r ends in -ptscope-VARIANT).  Every variant runs the lab
 # workload, PTE-level moves of 4 KiB pages, with ptscope's own choice of
-# probes; the plain patched kernel also runs the mremap scenarios through
+# probes; the patched kernel (7.3 as shipped) also runs the mremap scenarios through
 # the patched tracepoints and through the fentry markers, and the fault
-# scenarios through thp:anon_fault_alloc.  Runs under busybox sh.
+# scenarios through kmem:mm_anon_fault_alloc.  Runs under busybox sh.
 
 . /lib/ptscope-scenarios.sh
 
@@ -25,7 +25,7 @@ probe auto
 mode=auto
 scenario lab_pte --size 1036K --align page --thp never --count 1
 scenario lab_off4k --size 1G --align pud --dst-offset 4K --thp never --count 1
-# the regression as diff sees it: 3 runs a variant, batching against fix
+# the regression as diff sees it: 3 runs a variant, regression against patched
 extra="--metric mremap.folio_lookups --repeat 3"
 scenario lab_repeat --size 128M --align pud --dst-offset 4K --thp never --count 1
 extra=
