@@ -21,10 +21,13 @@
 #   PTSCOPE_VM_LOG        console log file (default: a new file in $TMPDIR)
 #   PTSCOPE_VM_MEM        guest RAM (default 4G)
 #   PTSCOPE_VM_SMP        guest CPUs (default 2)
-#   PTSCOPE_VM_ACCEL      tcg | kvm | auto (default tcg; auto = kvm for amd64
-#                         on an x86_64 host with a usable /dev/kvm, else tcg.
-#                         Not the default: a /dev/kvm that exists can still be
-#                         broken, e.g. nested virtualisation without support)
+#   PTSCOPE_VM_ACCEL      tcg | kvm | auto (default auto: kvm for amd64 on an
+#                         x86_64 host where qemu starts with -accel kvm, else
+#                         tcg.  Decided by trying, since a /dev/kvm that
+#                         exists can still refuse, e.g. nested virtualisation
+#                         without support).  The accelerator used is printed
+#                         on stderr ("booting ... (7.3-amd64, kvm)") and
+#                         written to PTSCOPE_VM_ACCEL_FILE if that is set.
 #   PTSCOPE_VM_TCG_THREAD single | multi: TCG's threading (default single for
 #                         amd64, multi for arm64; see below)
 #   PTSCOPE_VM_CPU        qemu -cpu value (default under TCG: max,-cx16 for amd64
@@ -54,13 +57,25 @@ version=$1 arch=$2 initramfs=$3 timeout_s=${4:-300}
 
 mem=${PTSCOPE_VM_MEM:-4G}
 smp=${PTSCOPE_VM_SMP:-2}
-accel=${PTSCOPE_VM_ACCEL:-tcg}
+accel=${PTSCOPE_VM_ACCEL:-auto}
+
+# kvm_starts QEMU: qemu starts a machine with -accel kvm.  Without KVM it
+# exits at once ("failed to initialize kvm"); with it, it waits, stopped
+# (-S), until timeout ends it (status 124).
+kvm_starts() {
+	local rc=0
+
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
+	timeout 3 "$1" -accel kvm -machine none -S -display none -monitor none \
+		-serial none >/dev/null 2>&1 || rc=$?
+	[ $rc -eq 124 ]
+}
 case $arch in
 amd64)
 	qemu=qemu-system-x86_64 qpkg=qemu-system-x86 console=ttyS0
 	[ "$accel" = auto ] && {
 		accel=tcg
-		if [ "$(uname -m)" = x86_64 ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then accel=kvm; fi
+		if [ "$(uname -m)" = x86_64 ] && kvm_starts "$qemu"; then accel=kvm; fi
 	}
 	# TCG: hide CMPXCHG16B.  With QEMU 7.2 (Debian 12) Debian's
 	# 6.12.95+deb12 kernel crashed in ~30% of boots right after the
@@ -98,6 +113,7 @@ arm64 | arm64-16k)
 esac
 case $accel in tcg | kvm) ;; *) die "PTSCOPE_VM_ACCEL must be tcg, kvm or auto (got '$accel')" ;; esac
 case $tcg_thread in single | multi) ;; *) die "PTSCOPE_VM_TCG_THREAD must be single or multi (got '$tcg_thread')" ;; esac
+[ -z "${PTSCOPE_VM_ACCEL_FILE:-}" ] || echo "$accel" >"$PTSCOPE_VM_ACCEL_FILE"
 accel_opt=$accel
 [ "$accel" = tcg ] && accel_opt=tcg,thread=$tcg_thread
 [ -f "$initramfs" ] || die "initramfs '$initramfs' not found (build it with mkinitramfs.sh)"
