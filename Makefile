@@ -77,6 +77,7 @@ DEPS_DEB_PKGS := debhelper dpkg-dev lintian systemd bash-completion \
 	install install-bench static check unit-check tree-check \
 	host-check harness-check san san-check fuzz fuzz-build \
 	vm-check kernel kernel-check demo bench bench-overhead bench-overhead-vm \
+	bench-kernel-off \
 	clean
 
 all: $(PTSCOPE) $(BENCH) $(CASES) $(FLOOR)
@@ -317,6 +318,11 @@ KERNEL ?= 6.12-amd64
 VM_ROUNDS ?= 3
 bench-overhead-vm: deps-vm static
 	./tests/vm/bench_overhead.sh $(KERNEL) $(VM_ROUNDS)
+
+# what the tracepoint series costs while off: stock 7.3 against patched,
+# booted in turn (bench/kernel-off.sh), ROUNDS pairs of boots
+bench-kernel-off: deps-vm deps-kernel static
+	./bench/kernel-off.sh $(ROUNDS)
 
 # What a box that runs ptscope needs: the binary, its man page, the
 # dashboards and rules (dashboards/*.json, *.yml), the bash completion.
