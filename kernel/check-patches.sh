@@ -15,6 +15,10 @@
 #     on a copy given a throwaway author and Signed-off-by, which
 #     checkpatch requires.
 #
+# The cover letter, kernel/patches/0000-cover-letter.patch, must name no
+# author either and be "[PATCH 0/N]" for the N patches of the series, each
+# of them "[PATCH I/N]" in series order.
+#
 # stdout: TAP ("ok N - ...", "not ok N - ...", then "1..N").
 # exit:   0 if every test passed, 1 otherwise or on a runtime failure.
 #
@@ -82,6 +86,35 @@ tap() { # OK(0|1) DESCRIPTION
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
 }
 
+# no_author FILE NAME: the TAP line for a file that names no author
+no_author() {
+	local ok=0
+
+	if grep -Eq '^(From|Signed-off-by): ' "$1"; then
+		ok=1
+		grep -E '^(From|Signed-off-by): ' "$1" | sed 's/^/# /'
+	fi
+	tap "$ok" "$2 names no author and no Signed-off-by"
+}
+
+# the cover letter and the numbering of the series
+cover=$here/patches/0000-cover-letter.patch
+mapfile -t series < <(series_files "$here/patches")
+if [ -f "$cover" ]; then
+	no_author "$cover" kernel/patches/0000-cover-letter.patch
+	ok=0
+	want="[PATCH 0/${#series[@]}]"
+	grep -qF "Subject: $want" "$cover" || { ok=1; echo "# the cover letter's subject lacks $want"; }
+	for i in "${!series[@]}"; do
+		want="[PATCH $((i + 1))/${#series[@]}]"
+		grep -qF "Subject: $want" "${series[$i]}" ||
+			{ ok=1; echo "# ${series[$i]##*/}: its subject lacks $want"; }
+	done
+	tap "$ok" "the cover letter and the ${#series[@]} patches of the series are numbered 0..${#series[@]}"
+else
+	tap 1 "kernel/patches/0000-cover-letter.patch exists"
+fi
+
 for p in "${patches[@]}"; do
 	name=kernel/${p#"$here"/}
 	ok=0
@@ -91,12 +124,7 @@ for p in "${patches[@]}"; do
 	fi
 	tap "$ok" "$name applies cleanly in order"
 
-	ok=0
-	if grep -Eq '^(From|Signed-off-by): ' "$p"; then
-		ok=1
-		grep -E '^(From|Signed-off-by): ' "$p" | sed 's/^/# /'
-	fi
-	tap "$ok" "$name names no author and no Signed-off-by"
+	no_author "$p" "$name"
 
 	# the throwaway identity checkpatch needs, on a copy only
 	signed=$work/signed/${p##*/}
