@@ -66,7 +66,9 @@ int path_kind_parse(const char *name, enum pts_path_kind *kind)
 	"arm64 contpte block (PTE_CONT) starts a batch to the block's end " \
 	"and one folio lookup (pte_batch_hint(), 6.17 with 0b5be138ce00); " \
 	"any other PTE moves alone, without a lookup (x86: always). Exact " \
-	"for folios no larger than a contpte block"
+	"for folios no larger than a contpte block; a larger folio the " \
+	"kernel batches whole (folio_pte_batch(), to the extent's end), " \
+	"and this counts one batch and one lookup per contpte block of it"
 #define INFER_NO_PTE_HELPER_AND_PMD_UNREAD \
 	INFER_NO_PTE_HELPER "; " INFER_PMD_UNREAD
 
