@@ -416,7 +416,7 @@ static __always_inline void count_pte_extent(struct pts_ev_levels *lv,
 }
 
 /* the batches inferred in one PTE-level extent, counted as the patched
- * mremap:move_ptes tracepoint counts them */
+ * mmap:mm_mremap_move_ptes tracepoint counts them */
 static __always_inline void count_batches(struct mpt_walk *w)
 {
 	if (!(cfg.flags & PTS_CFG_BATCH_INFER))

@@ -144,7 +144,7 @@ struct mremap_start {
 	__u64 old_len;
 	__u64 new_len;
 	__u64 flags;
-	__u8 moving_back;		/* patched mremap:move_back seen */
+	__u8 moving_back;		/* patched mmap:mm_mremap_move_back seen */
 	struct pts_ev_levels levels;	/* filled by the level markers */
 };
 

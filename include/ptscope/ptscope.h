@@ -211,7 +211,7 @@ struct pts_config {
  * lookups are known, empty extents and THP splits are not
  */
 #define PTS_CFG_LEVEL_TPS	(1U << 4)
-/* the fault path is traced by the patched thp:anon_fault_alloc: no latency */
+/* the fault path is traced by the patched kmem:mm_anon_fault_alloc: no latency */
 #define PTS_CFG_FAULT_TP	(1U << 5)
 /*
  * the level markers read each PMD entry through the direct map, so an

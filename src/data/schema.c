@@ -199,7 +199,7 @@ const struct pts_field pts_fields[] = {
 	  .prom_help = "Present (non-none) PTEs in the PTE-level extents.",
 	  .title = "PTEs", .diff = "ptes", .per_mremap = true },
 	/*
-	 * batches (6.17+): counted by the patched mremap:move_ptes
+	 * batches (6.17+): counted by the patched mmap:mm_mremap_move_ptes
 	 * tracepoint, or inferred from the PTE table by the PTE marker
 	 */
 	{ S(SEC_LEVELS), "pte_batches", PTS_FIELD_COUNTER, PTS_LABEL_NONE,

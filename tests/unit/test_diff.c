@@ -312,8 +312,8 @@ static void test_level_ratios(void **state)
 	assert_row(&res, "move_page_tables.latency_mean_ns", 2500, 3750, 50);
 	diff_result_free(&res);
 	/* the regression's signature: a lookup per PTE, against one per batch */
-	attach(base, "mremap.pte_batches", "exact", "tp_btf mremap:move_ptes");
-	attach(new, "mremap.pte_batches", "exact", "tp_btf mremap:move_ptes");
+	attach(base, "mremap.pte_batches", "exact", "tp_btf mmap:mm_mremap_move_ptes");
+	attach(new, "mremap.pte_batches", "exact", "tp_btf mmap:mm_mremap_move_ptes");
 	put_num(base, "counters/mremap_levels/pte_batches", 100);
 	put_num(base, "counters/mremap_levels/folio_lookups", 98);
 	put_num(new, "counters/mremap_levels/pte_batches", 10);

@@ -7,7 +7,7 @@ generator's case lines and snoop's JSON events.  Each mremap call's level
 breakdown is compared case by case:
 
 - between modes: on the patched kernel the patched tracepoints
-  (mremap:move_pgt_entry, move_ptes) are the oracle for the fentry and
+  (mmap:mm_mremap_move_pud, _pmd, _huge_pmd, _ptes) are the oracle for the fentry and
   kprobe markers; on stock kernels fentry and kprobe must agree;
 - with the geometry, where it is exact: a fully written region without
   THP (model() below replays the move_page_tables() loop of mm/mremap.c);

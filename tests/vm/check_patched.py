@@ -161,7 +161,7 @@ FAULT_CHECKS = {"fault_pmd": 5, "fault_zero": 2, "fault_mthp": 2,
 
 
 def check_faults(blocks, names):
-    """thp:anon_fault_alloc against the vmstat and mTHP stats
+    """kmem:mm_anon_fault_alloc against the vmstat and mTHP stats
     (FAULT_CHECKS per name)."""
     mode = "patched"
     for name in names:
