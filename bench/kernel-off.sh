@@ -9,8 +9,12 @@
 #
 #   bench/kernel-off.sh [ROUNDS]     (default 3; REPS=N runs per boot, default 3)
 #
-# Under TCG (no KVM) the guest's page-table work is emulated, so only
-# the ratios mean something, and only within one run.
+# By default the guests run under TCG with -icount (PTSCOPE_VM_ICOUNT=0):
+# the guest's clock then counts executed instructions, one per ns, so a
+# "ns/op" is the instructions the kernel ran per operation, repeatable to
+# within a percent whatever else the host does.  Set PTSCOPE_VM_ICOUNT= (empty)
+# for real time, with KVM where qemu starts with it; under plain TCG the
+# times drift by tens of percent between boots.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -24,6 +28,9 @@ work=$(mktemp -d /tmp/ptscope-kernel-off.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 die() { echo "$0: $*" >&2; exit 1; }
 
+export PTSCOPE_VM_ICOUNT=${PTSCOPE_VM_ICOUNT-0}
+clock="guest time"
+[ -n "$PTSCOPE_VM_ICOUNT" ] && clock="icount shift=$PTSCOPE_VM_ICOUNT: ns/op are instructions x $((1 << PTSCOPE_VM_ICOUNT))"
 declare -A kdir
 for v in stock patched; do
 	kdir[$v]=$("$top/kernel/build" "$v" | tail -n 1) || die "kernel/build $v failed"
@@ -55,7 +62,7 @@ if grep -q ' none$' "$work/runs.tsv"; then
 fi
 
 echo "kernel: $(cat "${kdir[stock]}/release") against $(cat "${kdir[patched]}/release")," \
-	"qemu $(cat "$work/accel"), $rounds rounds of $reps runs per boot"
+	"qemu $(cat "$work/accel") ($clock), $rounds rounds of $reps runs per boot"
 # per round and workload the median of the runs per variant, then the
 # ratio patched/stock per round; median and min..max of those ratios
 awk '

@@ -30,6 +30,11 @@
 #                         written to PTSCOPE_VM_ACCEL_FILE if that is set.
 #   PTSCOPE_VM_TCG_THREAD single | multi: TCG's threading (default single for
 #                         amd64, multi for arm64; see below)
+#   PTSCOPE_VM_ICOUNT     N: under TCG, -icount shift=N,sleep=off: the guest's
+#                         clock counts executed instructions (2^N ns each)
+#                         instead of host time, so a time measured in the
+#                         guest is a count of instructions, the same whatever
+#                         else the host runs.  Forces thread=single.
 #   PTSCOPE_VM_CPU        qemu -cpu value (default under TCG: max,-cx16 for amd64
 #                         6.x kernels, max for 7.x, max,pauth-impdef=on for
 #                         arm64; else max)
@@ -58,6 +63,8 @@ version=$1 arch=$2 initramfs=$3 timeout_s=${4:-300}
 mem=${PTSCOPE_VM_MEM:-4G}
 smp=${PTSCOPE_VM_SMP:-2}
 accel=${PTSCOPE_VM_ACCEL:-auto}
+# icount is a TCG feature: auto means TCG then
+[ -n "${PTSCOPE_VM_ICOUNT:-}" ] && [ "$accel" = auto ] && accel=tcg
 
 # kvm_starts QEMU: qemu starts a machine with -accel kvm.  Without KVM it
 # exits at once ("failed to initialize kvm"); with it, it waits, stopped
@@ -114,6 +121,13 @@ esac
 case $accel in tcg | kvm) ;; *) die "PTSCOPE_VM_ACCEL must be tcg, kvm or auto (got '$accel')" ;; esac
 case $tcg_thread in single | multi) ;; *) die "PTSCOPE_VM_TCG_THREAD must be single or multi (got '$tcg_thread')" ;; esac
 [ -z "${PTSCOPE_VM_ACCEL_FILE:-}" ] || echo "$accel" >"$PTSCOPE_VM_ACCEL_FILE"
+icount=()
+if [ -n "${PTSCOPE_VM_ICOUNT:-}" ]; then
+	[[ $PTSCOPE_VM_ICOUNT =~ ^[0-9]+$ ]] || die "PTSCOPE_VM_ICOUNT must be a number (got '$PTSCOPE_VM_ICOUNT')"
+	[ "$accel" = tcg ] || die "PTSCOPE_VM_ICOUNT needs TCG (PTSCOPE_VM_ACCEL=tcg)"
+	icount=(-icount "shift=$PTSCOPE_VM_ICOUNT,sleep=off")
+	tcg_thread=single
+fi
 accel_opt=$accel
 [ "$accel" = tcg ] && accel_opt=tcg,thread=$tcg_thread
 [ -f "$initramfs" ] || die "initramfs '$initramfs' not found (build it with mkinitramfs.sh)"
@@ -153,7 +167,7 @@ qerr=$(mktemp "${TMPDIR:-/tmp}/ptscope-qemu.XXXXXX.err")
 
 cmdline="console=$console panic=-1 rdinit=/init${PTSCOPE_VM_APPEND:+ $PTSCOPE_VM_APPEND}"
 qemu_args=(
-	"${machine[@]}" -accel "$accel_opt" -m "$mem" -smp "$smp"
+	"${machine[@]}" -accel "$accel_opt" "${icount[@]}" -m "$mem" -smp "$smp"
 	-nodefaults -no-user-config -display none -no-reboot -monitor none
 	-chardev "file,id=con,path=${log//,/,,}" -serial chardev:con
 	-kernel "$kdir/vmlinuz" -initrd "$initramfs" -append "$cmdline"
