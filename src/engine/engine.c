@@ -14,7 +14,7 @@ void engine_init(struct pts_engine *eng, int mode, bool follow_fork)
 	memset(eng, 0, sizeof(*eng));
 	eng->mode = mode;
 	eng->follow_fork = follow_fork;
-	for (i = 0; i < pts_catalog_len; i++) {
+	for (i = 0; i < pts_catalog_len && i < PTS_MAX_METRICS; i++) {
 		if (pts_catalog[i].stat_only && !follow_fork)
 			continue;
 		eng->choices[eng->nr_choices].metric = &pts_catalog[i];
