@@ -13,6 +13,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "engine/catalog.h"
+#include "engine/engine.h"
 #include "engine/objects.h"
 
 static struct pts_objects objs;
@@ -32,11 +33,20 @@ static int close_objects(void **state)
 	return 0;
 }
 
+static int nr_progs(const struct pts_candidate *c)
+{
+	int n = 0;
+
+	while (n < PTS_MAX_PROGS && c->progs[n])
+		n++;
+	return n;
+}
+
 static bool names_prog(const struct pts_candidate *c, const char *prog)
 {
 	int i;
 
-	for (i = 0; i < PTS_MAX_PROGS && c->progs[i]; i++)
+	for (i = 0; i < nr_progs(c); i++)
 		if (!strcmp(c->progs[i], prog))
 			return true;
 	return false;
@@ -80,17 +90,17 @@ static void check_prog(const struct pts_metric *m,
 static void test_programs_exist(void **state)
 {
 	const struct pts_candidate *c;
-	int i, j, k, nr_progs = 0;
+	int i, j, k, nr_checked = 0;
 
 	for (i = 0; i < pts_catalog_len; i++) {
 		for (j = 0; j < pts_catalog[i].nr_cands; j++) {
 			c = &pts_catalog[i].cands[j];
-			for (k = 0; k < PTS_MAX_PROGS && c->progs[k]; k++)
+			for (k = 0; k < nr_progs(c); k++)
 				check_prog(&pts_catalog[i], c, c->progs[k]);
-			nr_progs += k;
+			nr_checked += k;
 		}
 	}
-	assert_true(nr_progs > 0);
+	assert_true(nr_checked > 0);
 }
 
 /* a retarget moves a program of its own candidate */
@@ -141,16 +151,25 @@ static void test_metric_references(void **state)
 	}
 }
 
-/* what the engine keeps per metric and candidate is large enough */
+/*
+ * What the engine keeps per metric and candidate is large enough, and its
+ * link table holds the programs of every metric's largest candidate.
+ */
 static void test_counts_fit(void **state)
 {
-	int i;
+	int i, j, most, nr_links = 0;
 
 	assert_true(pts_catalog_len <= PTS_MAX_METRICS);
 	for (i = 0; i < pts_catalog_len; i++) {
 		assert_true(pts_catalog[i].nr_cands > 0);
 		assert_true(pts_catalog[i].nr_cands <= PTS_MAX_CANDS);
+		most = 0;
+		for (j = 0; j < pts_catalog[i].nr_cands; j++)
+			if (nr_progs(&pts_catalog[i].cands[j]) > most)
+				most = nr_progs(&pts_catalog[i].cands[j]);
+		nr_links += most;
 	}
+	assert_true(nr_links <= PTS_MAX_LINKS);
 }
 
 int main(void)
