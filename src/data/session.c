@@ -9,36 +9,6 @@
 #include <bpf/libbpf.h>
 #include "data/session.h"
 
-/* historical ___GFP_* values (include/linux/gfp_types.h, 6.1) */
-#define GFP_MOVABLE_6_1		0x08ULL
-#define GFP_COMP_6_1		0x40000ULL
-#define GFP_NOMEMALLOC_6_1	0x80000ULL
-#define GFP_HARDWALL_6_1	0x100000ULL
-
-/*
- * The anonymous THP/mTHP fault mask (GFP_TRANSHUGE_LIGHT) minus the bits
- * that vary with the defrag setting.  6.10+ numbers the bits in an enum
- * (___GFP_*_BIT) that kernels may shift, so read it from BTF.
- */
-static __u64 thp_gfp_mask(const struct pts_kfeatures *kf)
-{
-	static const char *const bits[] = {
-		"___GFP_MOVABLE_BIT", "___GFP_COMP_BIT",
-		"___GFP_NOMEMALLOC_BIT", "___GFP_HARDWALL_BIT",
-	};
-	long long bit;
-	__u64 mask = 0;
-	size_t i;
-
-	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
-		if (kfeatures_enum_value(kf, bits[i], &bit) || bit < 0 || bit > 63)
-			return GFP_MOVABLE_6_1 | GFP_COMP_6_1 |
-			       GFP_NOMEMALLOC_6_1 | GFP_HARDWALL_6_1;
-		mask |= 1ULL << bit;
-	}
-	return mask;
-}
-
 void session_build_config(const struct pts_kfeatures *kf,
 			  const struct pts_session_params *p,
 			  struct pts_config *cfg)
@@ -55,7 +25,7 @@ void session_build_config(const struct pts_kfeatures *kf,
 	cfg->dmap_var = kf->dmap_var;
 	cfg->pmd_size = page_size * entries;
 	cfg->pud_size = cfg->pmd_size * entries;
-	cfg->thp_gfp_mask = thp_gfp_mask(kf);
+	cfg->thp_gfp_mask = kfeatures_thp_gfp_mask(kf);
 	if (p->events)
 		cfg->flags |= PTS_CFG_EVENTS;
 	cfg->filter_cgroup = p->cgroup != NULL;
