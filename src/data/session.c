@@ -50,7 +50,7 @@ static int set_cgroup_filter(struct pts_session *s,
 				BPF_ANY)) {
 		fprintf(stderr, "ptscope: cannot filter by cgroup %s: %s\n",
 			p->cgroup->path, strerror(errno));
-		return 1;
+		return -errno;
 	}
 	return 0;
 }
@@ -66,21 +66,9 @@ static int start_cgroup_names(struct pts_session *s)
 	s->cgroup_names = cgroup_names_new(&fs);
 	if (!s->cgroup_names) {
 		fprintf(stderr, "ptscope: out of memory\n");
-		return 1;
+		return -ENOMEM;
 	}
 	return 0;
-}
-
-static void explain_attach_failure(int err)
-{
-	if (err == -ENOENT)
-		fprintf(stderr, "ptscope: no metric can be attached on this "
-			"kernel; 'ptscope probe' shows why for each one\n");
-	else
-		fprintf(stderr, "ptscope: loading BPF programs failed: %s; rerun "
-			"with -v for what was refused, --libbpf-debug for "
-			"libbpf's log, or try --mode tracepoint\n",
-			strerror(-err));
 }
 
 int session_start(struct pts_session *s, const struct pts_session_params *p)
@@ -88,13 +76,9 @@ int session_start(struct pts_session *s, const struct pts_session_params *p)
 	int err, i;
 
 	memset(s, 0, sizeof(*s));
-	if (geteuid() != 0) {
-		fprintf(stderr, "ptscope: needs root (CAP_BPF, CAP_PERFMON and "
-			"CAP_SYS_ADMIN for tracefs); run it with sudo\n");
-		return 1;
-	}
-	if (kfeatures_init(&s->kf))
-		return 1;
+	err = kfeatures_init(&s->kf);
+	if (err)
+		return err;
 	session_build_config(&s->kf, p, &s->cfg);
 	engine_init(&s->eng, p->mode, p->follow_fork);
 	for (i = 0; i < p->nr_opt_in; i++)
@@ -106,13 +90,16 @@ int session_start(struct pts_session *s, const struct pts_session_params *p)
 	if (err == -ENOENT && p->probe_only)
 		return 0;	/* probe reports why nothing attaches */
 	if (err) {
-		explain_attach_failure(err);
+		s->attach_err = err;
 		kfeatures_free(&s->kf);
-		return 1;
+		return err;
 	}
-	if (set_cgroup_filter(s, p) || start_cgroup_names(s)) {
+	err = set_cgroup_filter(s, p);
+	if (!err)
+		err = start_cgroup_names(s);
+	if (err) {
 		session_stop(s);
-		return 1;
+		return err;
 	}
 	/*
 	 * The kernel BTF, the kallsyms copy and libbpf's own BTF loads were
