@@ -42,15 +42,17 @@ static int set_cgroup_filter(struct pts_session *s,
 			     const struct pts_session_params *p)
 {
 	__u32 zero = 0, fd;
+	int err;
 
 	if (!p->cgroup)
 		return 0;
 	fd = (__u32)p->cgroup->fd;
 	if (bpf_map_update_elem(s->eng.objs.cgroup_filter_fd, &zero, &fd,
 				BPF_ANY)) {
+		err = -errno;
 		fprintf(stderr, "ptscope: cannot filter by cgroup %s: %s\n",
-			p->cgroup->path, strerror(errno));
-		return -errno;
+			p->cgroup->path, strerror(-err));
+		return err;
 	}
 	return 0;
 }
