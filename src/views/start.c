@@ -266,8 +266,11 @@ int view_serve_start(struct pts_session *s, struct pts_export_source *src,
 	if (serve) {
 		ret = exporter_listen(opts->listen, opts->verbose,
 				      opts->bpf_stats, ex);
+		/* an address that is no address, or none of this host's */
+		if (ret == -EINVAL || ret == -EADDRNOTAVAIL)
+			return 2;
 		if (ret)
-			return ret;
+			return 1;
 	}
 	ret = view_session_start(s, opts, false);
 	if (ret) {
@@ -279,12 +282,12 @@ int view_serve_start(struct pts_session *s, struct pts_export_source *src,
 		return 0;
 	export_source(s, src, opts);
 	signals_hold();
-	ret = exporter_start(*ex, src);
-	if (ret) {
+	if (exporter_start(*ex, src)) {
 		view_serve_stop(s, *ex);
 		*ex = NULL;
+		return 1;
 	}
-	return ret;
+	return 0;
 }
 
 void view_serve_stop(struct pts_session *s, struct pts_exporter *ex)
