@@ -238,42 +238,13 @@ const struct pts_prog_ref *session_programs(struct pts_session *s, size_t *n)
 	return s->progs;
 }
 
-static const char *hook_type(const struct bpf_program *prog)
-{
-	const char *sec = bpf_program__section_name(prog);
-
-	switch (bpf_program__type(prog)) {
-	case BPF_PROG_TYPE_TRACEPOINT:
-		return "tracepoint";
-	case BPF_PROG_TYPE_RAW_TRACEPOINT:
-		return "raw_tp";
-	case BPF_PROG_TYPE_KPROBE:
-		return strncmp(sec, "kretprobe", 9) ? "kprobe" : "kretprobe";
-	case BPF_PROG_TYPE_TRACING:
-		switch (bpf_program__expected_attach_type(prog)) {
-		case BPF_TRACE_RAW_TP:
-			return "tp_btf";
-		case BPF_TRACE_FENTRY:
-			return "fentry";
-		case BPF_TRACE_FEXIT:
-			return "fexit";
-		default:
-			break;
-		}
-		break;
-	default:
-		break;
-	}
-	return "other";
-}
-
 size_t session_hooks(struct pts_session *s, struct pts_hook *out, size_t max)
 {
 	const struct pts_candidate *c;
 	const struct pts_choice *ch;
 	struct pts_objects *objs = &s->eng.objs;
 	struct bpf_program *prog;
-	const char *target, *slash;
+	const char *target;
 	size_t n = 0;
 	int i, j;
 
@@ -289,11 +260,10 @@ size_t session_hooks(struct pts_session *s, struct pts_hook *out, size_t max)
 			if (n >= max)
 				return n;
 			target = engine_retarget_of(ch, c, c->progs[j]);
-			slash = strchr(bpf_program__section_name(prog), '/');
 			if (!target)
-				target = slash ? slash + 1 : "";
+				target = objects_section_target(prog);
 			out[n].metric = ch->metric->name;
-			out[n].type = hook_type(prog);
+			out[n].type = objects_hook_type(prog);
 			out[n].prog = c->progs[j];
 			snprintf(out[n].target, sizeof(out[n].target), "%s",
 				 target);

@@ -409,12 +409,10 @@ static int isolate_load_failure(struct pts_engine *eng,
 static struct bpf_link *attach_prog(struct bpf_program *prog,
 				    enum pts_path_kind kind, const char *target)
 {
-	bool ret;
-
 	if (kind != PTS_PATH_KPROBE || !target)
 		return bpf_program__attach(prog);
-	ret = !strncmp(bpf_program__section_name(prog), "kretprobe/", 10);
-	return bpf_program__attach_kprobe(prog, ret, target);
+	return bpf_program__attach_kprobe(prog, objects_is_kretprobe(prog),
+					  target);
 }
 
 /*
