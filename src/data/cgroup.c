@@ -141,13 +141,15 @@ static int resolved(const struct pts_cgroup_fs *fs, const char *path,
 	char real[PATH_MAX], mount[PATH_MAX];
 	const char *rel = NULL;
 	struct stat st;
+	int ret;
 
 	t->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t->fd < 0 || fstat(t->fd, &st)) {
+		ret = -errno;
 		snprintf(err, errlen, "--cgroup: cannot open %s: %s", path,
-			 strerror(errno));
+			 strerror(-ret));
 		cgroup_target_close(t);
-		return 2;
+		return ret;
 	}
 	t->id = st.st_ino;
 	if (realpath(path, real) && realpath(fs->mount, mount))
@@ -164,23 +166,22 @@ static int explain(const struct pts_cgroup_fs *fs, const char *arg,
 	case PATH_NOT_DIR:
 		snprintf(err, errlen, "--cgroup %s: %s is not a directory", arg,
 			 path);
-		break;
+		return -ENOTDIR;
 	case PATH_CGROUP_V1:
 		snprintf(err, errlen, "--cgroup %s: %s is a cgroup v1 hierarchy, "
 			 "not cgroup v2; ptscope filters by cgroup v2, mounted "
 			 "at %s", arg, path, fs->mount);
-		break;
+		return -EINVAL;
 	case PATH_OTHER_FS:
 		snprintf(err, errlen, "--cgroup %s: %s is not in cgroup v2 (not "
 			 "a cgroup2 file system; cgroup v2 is mounted at %s)",
 			 arg, path, fs->mount);
-		break;
+		return -EINVAL;
 	default:
 		snprintf(err, errlen, "--cgroup %s: no such cgroup (no directory "
 			 "%s)", arg, path);
-		break;
+		return -ENOENT;
 	}
-	return 2;
 }
 
 int cgroup_resolve(const struct pts_cgroup_fs *fs, const char *arg,
@@ -195,7 +196,7 @@ int cgroup_resolve(const struct pts_cgroup_fs *fs, const char *arg,
 		snprintf(err, errlen, "--cgroup %s: cgroup v2 is not mounted "
 			 "(no cgroup2 file system in /proc/self/mountinfo); "
 			 "mount it: mount -t cgroup2 none /sys/fs/cgroup", arg);
-		return 2;
+		return -ENODEV;
 	}
 	/* a cgroup path ("/" is the root cgroup), then a file system path */
 	if ((size_t)snprintf(under, sizeof(under), "%s/%s", fs->mount,
@@ -216,7 +217,7 @@ int cgroup_resolve(const struct pts_cgroup_fs *fs, const char *arg,
 		return explain(fs, arg, under, under_kind, err, errlen);
 	snprintf(err, errlen, "--cgroup %s: no such cgroup (neither %s nor %s "
 		 "is a directory)", arg, arg, under);
-	return 2;
+	return -ENOENT;
 }
 
 void cgroup_target_close(struct pts_cgroup_target *t)

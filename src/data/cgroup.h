@@ -48,9 +48,10 @@ int cgroup_fs_parse(FILE *mountinfo, struct pts_cgroup_fs *fs,
 /*
  * --cgroup @arg: a directory of @fs given as a file system path, or as a
  * cgroup path relative to its mount ("a/b", or "/a/b" as /proc/PID/cgroup
- * writes it).  0 with @t filled (t->fd open), or 2 (bad usage) with what
- * is wrong in @err: no such cgroup, not a directory, a cgroup v1
- * hierarchy, cgroup v2 not mounted.
+ * writes it).  0 with @t filled (t->fd open), or -errno with what is
+ * wrong in @err: no such cgroup (-ENOENT), not a directory (-ENOTDIR), a
+ * cgroup v1 hierarchy or another file system (-EINVAL), cgroup v2 not
+ * mounted (-ENODEV).
  */
 int cgroup_resolve(const struct pts_cgroup_fs *fs, const char *arg,
 		   struct pts_cgroup_target *t, char *err, size_t errlen);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <json-c/json.h>
+#include <ptscope/ptscope.h>
 
 const char *fmt_bytes(char *buf, size_t len, uint64_t bytes);
 const char *fmt_ns(char *buf, size_t len, double ns);
@@ -21,8 +22,13 @@ const char *fmt_order_size(char *buf, size_t len, unsigned int order,
  * command lines and every other string the kernel or a recording hands us.
  */
 const char *fmt_escape(char *buf, size_t len, const char *src);
-/* a @buf that holds any escaped comm (PTS_COMM_LEN - 1 bytes, 4 each) */
-#define FMT_COMM_LEN	64
+/*
+ * A @buf that holds any string of a @size-byte buffer escaped: its
+ * @size - 1 bytes at 4 each (\xNN) and the NUL.
+ */
+#define FMT_ESCAPED_LEN(size)	(4 * (size))
+/* a @buf that holds any escaped comm */
+#define FMT_COMM_LEN	FMT_ESCAPED_LEN(PTS_COMM_LEN)
 /*
  * A JSON string of @s, for the same strings: serialized with DEL and C1
  * as \u escapes and invalid UTF-8 as U+FFFD (json-c escapes only C0).

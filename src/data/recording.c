@@ -571,7 +571,8 @@ int recording_check(json_object *rec, const char *label, char *err,
 			    stat_fields[i].parent ? stat_fields[i].parent : "",
 			    stat_fields[i].parent ? "." : "", stat_fields[i].key);
 	}
-	if (json_object_get_int64(rec_get(rec, "ptscope_version")) >= 2)
+	if (json_object_get_int64(rec_get(rec, "ptscope_version")) >=
+	    REC_RUNS_VERSION)
 		return check_runs(rec, label, err, errlen);
 	return 0;
 }
@@ -594,17 +595,17 @@ static void read_header(struct rec_header *h, json_object *rec)
 	h->version = (int)json_object_get_int64(rec_get(rec, "ptscope_version"));
 }
 
-/* the runs to flatten: "runs" (version 2) or the recording itself (1) */
+/* the runs to flatten: "runs", or the recording itself before them */
 static size_t nr_runs(json_object *rec, int version)
 {
-	if (version < 2)
+	if (version < REC_RUNS_VERSION)
 		return 1;
 	return json_object_array_length(rec_get(rec, "runs"));
 }
 
 static json_object *run_object(json_object *rec, int version, size_t i)
 {
-	if (version < 2)
+	if (version < REC_RUNS_VERSION)
 		return rec;
 	return json_object_array_get_idx(rec_get(rec, "runs"), i);
 }

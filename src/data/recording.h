@@ -16,6 +16,7 @@
 
 #define REC_FORMAT_VERSION	2	/* what stat writes */
 #define REC_OLDEST_VERSION	1	/* the oldest diff reads */
+#define REC_RUNS_VERSION	2	/* the first with "runs" */
 #define REC_NAME_LEN		96
 #define REC_MAX_RUNS		1000	/* stat --repeat's bound */
 

@@ -9,36 +9,6 @@
 #include <bpf/libbpf.h>
 #include "data/session.h"
 
-/* historical ___GFP_* values (include/linux/gfp_types.h, 6.1) */
-#define GFP_MOVABLE_6_1		0x08ULL
-#define GFP_COMP_6_1		0x40000ULL
-#define GFP_NOMEMALLOC_6_1	0x80000ULL
-#define GFP_HARDWALL_6_1	0x100000ULL
-
-/*
- * The anonymous THP/mTHP fault mask (GFP_TRANSHUGE_LIGHT) minus the bits
- * that vary with the defrag setting.  6.10+ numbers the bits in an enum
- * (___GFP_*_BIT) that kernels may shift, so read it from BTF.
- */
-static __u64 thp_gfp_mask(const struct pts_kfeatures *kf)
-{
-	static const char *const bits[] = {
-		"___GFP_MOVABLE_BIT", "___GFP_COMP_BIT",
-		"___GFP_NOMEMALLOC_BIT", "___GFP_HARDWALL_BIT",
-	};
-	long long bit;
-	__u64 mask = 0;
-	size_t i;
-
-	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
-		if (kfeatures_enum_value(kf, bits[i], &bit) || bit < 0 || bit > 63)
-			return GFP_MOVABLE_6_1 | GFP_COMP_6_1 |
-			       GFP_NOMEMALLOC_6_1 | GFP_HARDWALL_6_1;
-		mask |= 1ULL << bit;
-	}
-	return mask;
-}
-
 void session_build_config(const struct pts_kfeatures *kf,
 			  const struct pts_session_params *p,
 			  struct pts_config *cfg)
@@ -55,7 +25,7 @@ void session_build_config(const struct pts_kfeatures *kf,
 	cfg->dmap_var = kf->dmap_var;
 	cfg->pmd_size = page_size * entries;
 	cfg->pud_size = cfg->pmd_size * entries;
-	cfg->thp_gfp_mask = thp_gfp_mask(kf);
+	cfg->thp_gfp_mask = kfeatures_thp_gfp_mask(kf);
 	if (p->events)
 		cfg->flags |= PTS_CFG_EVENTS;
 	cfg->filter_cgroup = p->cgroup != NULL;
@@ -72,15 +42,17 @@ static int set_cgroup_filter(struct pts_session *s,
 			     const struct pts_session_params *p)
 {
 	__u32 zero = 0, fd;
+	int err;
 
 	if (!p->cgroup)
 		return 0;
 	fd = (__u32)p->cgroup->fd;
 	if (bpf_map_update_elem(s->eng.objs.cgroup_filter_fd, &zero, &fd,
 				BPF_ANY)) {
+		err = -errno;
 		fprintf(stderr, "ptscope: cannot filter by cgroup %s: %s\n",
-			p->cgroup->path, strerror(errno));
-		return 1;
+			p->cgroup->path, strerror(-err));
+		return err;
 	}
 	return 0;
 }
@@ -96,21 +68,9 @@ static int start_cgroup_names(struct pts_session *s)
 	s->cgroup_names = cgroup_names_new(&fs);
 	if (!s->cgroup_names) {
 		fprintf(stderr, "ptscope: out of memory\n");
-		return 1;
+		return -ENOMEM;
 	}
 	return 0;
-}
-
-static void explain_attach_failure(int err)
-{
-	if (err == -ENOENT)
-		fprintf(stderr, "ptscope: no metric can be attached on this "
-			"kernel; 'ptscope probe' shows why for each one\n");
-	else
-		fprintf(stderr, "ptscope: loading BPF programs failed: %s; rerun "
-			"with -v for what was refused, --libbpf-debug for "
-			"libbpf's log, or try --mode tracepoint\n",
-			strerror(-err));
 }
 
 int session_start(struct pts_session *s, const struct pts_session_params *p)
@@ -118,13 +78,9 @@ int session_start(struct pts_session *s, const struct pts_session_params *p)
 	int err, i;
 
 	memset(s, 0, sizeof(*s));
-	if (geteuid() != 0) {
-		fprintf(stderr, "ptscope: needs root (CAP_BPF, CAP_PERFMON and "
-			"CAP_SYS_ADMIN for tracefs); run it with sudo\n");
-		return 1;
-	}
-	if (kfeatures_init(&s->kf))
-		return 1;
+	err = kfeatures_init(&s->kf);
+	if (err)
+		return err;
 	session_build_config(&s->kf, p, &s->cfg);
 	engine_init(&s->eng, p->mode, p->follow_fork);
 	for (i = 0; i < p->nr_opt_in; i++)
@@ -136,13 +92,16 @@ int session_start(struct pts_session *s, const struct pts_session_params *p)
 	if (err == -ENOENT && p->probe_only)
 		return 0;	/* probe reports why nothing attaches */
 	if (err) {
-		explain_attach_failure(err);
+		s->attach_err = err;
 		kfeatures_free(&s->kf);
-		return 1;
+		return err;
 	}
-	if (set_cgroup_filter(s, p) || start_cgroup_names(s)) {
+	err = set_cgroup_filter(s, p);
+	if (!err)
+		err = start_cgroup_names(s);
+	if (err) {
 		session_stop(s);
-		return 1;
+		return err;
 	}
 	/*
 	 * The kernel BTF, the kallsyms copy and libbpf's own BTF loads were
@@ -279,42 +238,13 @@ const struct pts_prog_ref *session_programs(struct pts_session *s, size_t *n)
 	return s->progs;
 }
 
-static const char *hook_type(const struct bpf_program *prog)
-{
-	const char *sec = bpf_program__section_name(prog);
-
-	switch (bpf_program__type(prog)) {
-	case BPF_PROG_TYPE_TRACEPOINT:
-		return "tracepoint";
-	case BPF_PROG_TYPE_RAW_TRACEPOINT:
-		return "raw_tp";
-	case BPF_PROG_TYPE_KPROBE:
-		return strncmp(sec, "kretprobe", 9) ? "kprobe" : "kretprobe";
-	case BPF_PROG_TYPE_TRACING:
-		switch (bpf_program__expected_attach_type(prog)) {
-		case BPF_TRACE_RAW_TP:
-			return "tp_btf";
-		case BPF_TRACE_FENTRY:
-			return "fentry";
-		case BPF_TRACE_FEXIT:
-			return "fexit";
-		default:
-			break;
-		}
-		break;
-	default:
-		break;
-	}
-	return "other";
-}
-
 size_t session_hooks(struct pts_session *s, struct pts_hook *out, size_t max)
 {
 	const struct pts_candidate *c;
 	const struct pts_choice *ch;
 	struct pts_objects *objs = &s->eng.objs;
 	struct bpf_program *prog;
-	const char *target, *slash;
+	const char *target;
 	size_t n = 0;
 	int i, j;
 
@@ -330,11 +260,10 @@ size_t session_hooks(struct pts_session *s, struct pts_hook *out, size_t max)
 			if (n >= max)
 				return n;
 			target = engine_retarget_of(ch, c, c->progs[j]);
-			slash = strchr(bpf_program__section_name(prog), '/');
 			if (!target)
-				target = slash ? slash + 1 : "";
+				target = objects_section_target(prog);
 			out[n].metric = ch->metric->name;
-			out[n].type = hook_type(prog);
+			out[n].type = objects_hook_type(prog);
 			out[n].prog = c->progs[j];
 			snprintf(out[n].target, sizeof(out[n].target), "%s",
 				 target);

@@ -55,9 +55,13 @@ struct pts_session {
 	struct pts_prog_ref *progs;	/* session_programs(), on demand */
 	size_t nr_progs;
 	struct pts_cgroup_names *cgroup_names;	/* with cfg.cgroup_rows */
+	int attach_err;		/* engine_attach()'s -errno, if it failed */
 };
 
-/* Returns 0, or a process exit code (1) after printing what to do. */
+/*
+ * Needs root.  Returns 0 or -errno: a failed attach in attach_err, left
+ * to the caller to explain; any other failure said on stderr.
+ */
 int session_start(struct pts_session *s, const struct pts_session_params *p);
 void session_stop(struct pts_session *s);
 void session_build_config(const struct pts_kfeatures *kf,

@@ -9,6 +9,15 @@
 #include <ptscope/ptscope.h>
 #include "engine/catalog.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* a metric's candidates, counted */
+#define CANDIDATES(array)	.cands = (array), .nr_cands = ARRAY_SIZE(array)
+/* the engine keeps a reason for each candidate, PTS_MAX_CANDS at most */
+#define CANDIDATES_FIT(array) \
+	_Static_assert(ARRAY_SIZE(array) <= PTS_MAX_CANDS, \
+		       #array ": more candidates than PTS_MAX_CANDS")
+
 static const char *const path_kind_names[PTS_PATH_KINDS] = {
 	[PTS_PATH_PATCHED] = "patched",
 	[PTS_PATH_FENTRY] = "fentry",
@@ -72,359 +81,465 @@ int path_kind_parse(const char *name, enum pts_path_kind *kind)
 #define INFER_NO_PTE_HELPER_AND_PMD_UNREAD \
 	INFER_NO_PTE_HELPER "; " INFER_PMD_UNREAD
 
+/*
+ * The marker candidates of mremap.levels differ in three ways: the path
+ * kind, whether the PTE table marker hooks (exact PTE counts) and whether
+ * PMD entries are read through the direct map (exact PMD moves).  Each
+ * kind's programs on the marker functions, and its PTE table marker:
+ */
+#define FENTRY_MARKERS \
+	"lv_fentry_old_pud", "lv_fexit_old_pud", \
+	"lv_fentry_huge_pmd", "lv_fexit_huge_pmd", "lv_fentry_split"
+#define FENTRY_PTE_MARKER	"lv_fexit_pte_lock"
+#define KPROBE_MARKERS \
+	"lv_kprobe_old_pud", "lv_kretprobe_old_pud", \
+	"lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd", "lv_kprobe_split"
+#define KPROBE_PTE_MARKER	"lv_kretprobe_pte_lock"
+
+/* what reading PMD entries needs, checked right after move_page_tables */
+#define DIRECT_MAP_REQ	{ PTS_REQ_DIRECT_MAP },
+#define NO_REQ
+
+/*
+ * A marker candidate of kind @path: its programs @progs_ on the marker
+ * functions, which @req (PTS_REQ_FENTRY or PTS_REQ_KPROBE) checks.
+ * Where PMD entries are read, @pmd_cfg and @pmd_req are PTS_CFG_PMD_READ
+ * and DIRECT_MAP_REQ, else 0 and NO_REQ.  Without the PTE table marker a
+ * candidate is never exact.
+ */
+#define MARKER_CAND(path, req, progs_, pmd_cfg, pmd_req, label_, infer) \
+	{ \
+		.kind = path, \
+		.label = label_, \
+		.inferred_from = infer, \
+		.obj = PTS_OBJ_MREMAP, \
+		.cfg_flags = PTS_CFG_LEVELS | (pmd_cfg), \
+		.progs = { progs_ }, \
+		.reqs = { \
+			{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" }, \
+			pmd_req \
+			{ req, "get_old_pud" }, \
+			{ req, "move_huge_pmd" }, \
+			{ req, "__split_huge_pmd" }, \
+		}, \
+	}
+
+/* the same with the PTE table marker's program @pte_prog last */
+#define PTE_MARKER_CAND(path, req, progs_, pte_prog, pmd_cfg, pmd_req, \
+			label_, exact_, infer) \
+	{ \
+		.kind = path, \
+		.label = label_, \
+		.exact = exact_, \
+		.inferred_from = infer, \
+		.obj = PTS_OBJ_MREMAP, \
+		.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS | (pmd_cfg), \
+		.progs = { progs_, pte_prog }, \
+		.retargets = PTE_LOCK_RETARGET(pte_prog), \
+		.reqs = { \
+			{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" }, \
+			pmd_req \
+			{ req, "get_old_pud" }, \
+			{ req, "move_huge_pmd" }, \
+			{ req, "__split_huge_pmd" }, \
+			{ PTS_REQ_PTE_TABLE }, \
+		}, \
+	}
+
+static const struct pts_candidate mremap_calls_cands[] = {
+	/*
+	 * Any syscall tracepoint puts every syscall of every
+	 * task on the tracing slow path; a trampoline on the
+	 * syscall function costs only mremap.  The retarget
+	 * asks for a working fentry on the arch's name.
+	 */
+	{
+		.kind = PTS_PATH_FENTRY,
+		.label = "fentry/fexit __x64_sys_mremap / __arm64_sys_mremap (syscall function)",
+		.exact = true,
+		.obj = PTS_OBJ_MREMAP,
+		.progs = { "mremap_fentry_enter", "mremap_fexit" },
+		.retargets = {
+			{ "mremap_fentry_enter", { "__x64_sys_mremap", "__arm64_sys_mremap" } },
+			{ "mremap_fexit", { "__x64_sys_mremap", "__arm64_sys_mremap" } },
+		},
+	},
+	{
+		.kind = PTS_PATH_TRACEPOINT,
+		.label = "tracepoint syscalls:sys_{enter,exit}_mremap",
+		.exact = true,
+		.obj = PTS_OBJ_MREMAP,
+		.progs = { "mremap_tp_enter", "mremap_tp_exit" },
+		.reqs = {
+			{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_enter_mremap" },
+			{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_exit_mremap" },
+		},
+	},
+	{
+		.kind = PTS_PATH_TRACEPOINT,
+		.label = "tp_btf raw_syscalls:sys_{enter,exit} (filtered by nr)",
+		.exact = true,
+		.obj = PTS_OBJ_MREMAP,
+		.progs = { "mremap_btf_enter", "mremap_btf_exit" },
+		.reqs = {
+			{ PTS_REQ_BTF_TRACE, "sys_enter" },
+			{ PTS_REQ_BTF_TRACE, "sys_exit" },
+		},
+	},
+};
+CANDIDATES_FIT(mremap_calls_cands);
+
+static const struct pts_candidate mremap_move_page_tables_cands[] = {
+	{
+		.kind = PTS_PATH_FENTRY,
+		.label = "fentry/fexit move_page_tables(pmc) [6.15+]",
+		.exact = true,
+		.obj = PTS_OBJ_MREMAP,
+		.progs = { "mpt_fentry_pmc", "mpt_fexit_pmc" },
+		.reqs = {
+			{ PTS_REQ_ARG0_STRUCT, "move_page_tables", "pagetable_move_control" },
+			{ PTS_REQ_FENTRY, "move_page_tables" },
+		},
+	},
+	{
+		.kind = PTS_PATH_FENTRY,
+		.label = "fentry/fexit move_page_tables(7 args) [6.7-6.14]",
+		.exact = true,
+		.obj = PTS_OBJ_MREMAP,
+		.progs = { "mpt_fentry_scalar7", "mpt_fexit_scalar7" },
+		.reqs = {
+			{ PTS_REQ_NARGS, "move_page_tables", NULL, 7 },
+			{ PTS_REQ_FENTRY, "move_page_tables" },
+		},
+	},
+	{
+		.kind = PTS_PATH_FENTRY,
+		.label = "fentry/fexit move_page_tables(6 args) [<6.7]",
+		.exact = true,
+		.obj = PTS_OBJ_MREMAP,
+		.progs = { "mpt_fentry_scalar", "mpt_fexit_scalar" },
+		.reqs = {
+			{ PTS_REQ_NARGS, "move_page_tables", NULL, 6 },
+			{ PTS_REQ_FENTRY, "move_page_tables" },
+		},
+	},
+	{
+		.kind = PTS_PATH_KPROBE,
+		.label = "kprobe/kretprobe move_page_tables(pmc)",
+		.exact = true,
+		.obj = PTS_OBJ_MREMAP,
+		.progs = { "mpt_kprobe_pmc", "mpt_kretprobe" },
+		.reqs = {
+			{ PTS_REQ_ARG0_STRUCT, "move_page_tables", "pagetable_move_control" },
+			{ PTS_REQ_KPROBE, "move_page_tables" },
+		},
+	},
+	{
+		.kind = PTS_PATH_KPROBE,
+		.label = "kprobe/kretprobe move_page_tables(7 args)",
+		.exact = true,
+		.obj = PTS_OBJ_MREMAP,
+		.progs = { "mpt_kprobe_scalar7", "mpt_kretprobe" },
+		.reqs = {
+			{ PTS_REQ_NARGS, "move_page_tables", NULL, 7 },
+			{ PTS_REQ_KPROBE, "move_page_tables" },
+		},
+	},
+	{
+		.kind = PTS_PATH_KPROBE,
+		.label = "kprobe/kretprobe move_page_tables(6 args)",
+		.exact = true,
+		.obj = PTS_OBJ_MREMAP,
+		.progs = { "mpt_kprobe_scalar", "mpt_kretprobe" },
+		.reqs = {
+			{ PTS_REQ_NARGS, "move_page_tables", NULL, 6 },
+			{ PTS_REQ_KPROBE, "move_page_tables" },
+		},
+	},
+};
+CANDIDATES_FIT(mremap_move_page_tables_cands);
+
+static const struct pts_candidate mremap_levels_cands[] = {
+	{
+		.kind = PTS_PATH_PATCHED,
+		.label = "tp_btf mmap:mm_mremap_move_{pud,pmd,huge_pmd,ptes,back}",
+		.exact = true,
+		.obj = PTS_OBJ_MREMAP,
+		.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
+			     PTS_CFG_LEVEL_TPS,
+		.progs = { "lv_tp_pud", "lv_tp_pmd",
+			   "lv_tp_huge_pmd", "lv_tp_ptes",
+			   "lv_tp_move_back" },
+		.reqs = {
+			/* counted inside mremap calls only */
+			{ PTS_REQ_METRIC, "mremap.calls" },
+			{ PTS_REQ_BTF_TRACE, "mm_mremap_move_pud" },
+			{ PTS_REQ_BTF_TRACE, "mm_mremap_move_pmd" },
+			{ PTS_REQ_BTF_TRACE, "mm_mremap_move_huge_pmd" },
+			{ PTS_REQ_BTF_TRACE, "mm_mremap_move_ptes" },
+			{ PTS_REQ_BTF_TRACE, "mm_mremap_move_back" },
+		},
+	},
+	{
+		.kind = PTS_PATH_FENTRY,
+		.label = "fentry move_pgt_entry",
+		.exact = true,
+		.obj = PTS_OBJ_MREMAP,
+		.todo = "no kernel seen with move_pgt_entry out of line",
+		.reqs = {
+			{ PTS_REQ_SYMBOL, "move_pgt_entry" },
+			{ PTS_REQ_FENTRY, "move_pgt_entry" },
+		},
+	},
+	PTE_MARKER_CAND(PTS_PATH_FENTRY, PTS_REQ_FENTRY, FENTRY_MARKERS,
+			FENTRY_PTE_MARKER, PTS_CFG_PMD_READ, DIRECT_MAP_REQ,
+			"fentry markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+]",
+			true, NULL),
+	MARKER_CAND(PTS_PATH_FENTRY, PTS_REQ_FENTRY, FENTRY_MARKERS,
+		    PTS_CFG_PMD_READ, DIRECT_MAP_REQ,
+		    "fentry markers get_old_pud, move_huge_pmd",
+		    INFER_NO_PTE_HELPER),
+	PTE_MARKER_CAND(PTS_PATH_KPROBE, PTS_REQ_KPROBE, KPROBE_MARKERS,
+			KPROBE_PTE_MARKER, PTS_CFG_PMD_READ, DIRECT_MAP_REQ,
+			"kprobe markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+]",
+			true, NULL),
+	MARKER_CAND(PTS_PATH_KPROBE, PTS_REQ_KPROBE, KPROBE_MARKERS,
+		    PTS_CFG_PMD_READ, DIRECT_MAP_REQ,
+		    "kprobe markers get_old_pud, move_huge_pmd",
+		    INFER_NO_PTE_HELPER),
+	PTE_MARKER_CAND(PTS_PATH_FENTRY, PTS_REQ_FENTRY, FENTRY_MARKERS,
+			FENTRY_PTE_MARKER, 0, NO_REQ,
+			"fentry markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+], PMD entries unread",
+			false, INFER_PMD_UNREAD),
+	MARKER_CAND(PTS_PATH_FENTRY, PTS_REQ_FENTRY, FENTRY_MARKERS,
+		    0, NO_REQ,
+		    "fentry markers get_old_pud, move_huge_pmd, PMD entries unread",
+		    INFER_NO_PTE_HELPER_AND_PMD_UNREAD),
+	PTE_MARKER_CAND(PTS_PATH_KPROBE, PTS_REQ_KPROBE, KPROBE_MARKERS,
+			KPROBE_PTE_MARKER, 0, NO_REQ,
+			"kprobe markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+], PMD entries unread",
+			false, INFER_PMD_UNREAD),
+	MARKER_CAND(PTS_PATH_KPROBE, PTS_REQ_KPROBE, KPROBE_MARKERS,
+		    0, NO_REQ,
+		    "kprobe markers get_old_pud, move_huge_pmd, PMD entries unread",
+		    INFER_NO_PTE_HELPER_AND_PMD_UNREAD),
+};
+CANDIDATES_FIT(mremap_levels_cands);
+
+static const struct pts_candidate mremap_pte_batches_cands[] = {
+	{
+		.kind = PTS_PATH_PATCHED,
+		.label = "tp_btf mmap:mm_mremap_move_ptes (counted by the kernel)",
+		.exact = true,
+		.obj = PTS_OBJ_MREMAP,
+		.counted_by = "mremap.levels",
+		.reqs = {
+			{ PTS_REQ_METRIC_CFG, "mremap.levels",
+			  .cfg = PTS_CFG_LEVEL_TPS },
+		},
+	},
+	{
+		.kind = PTS_PATH_FENTRY,
+		.label = "the PTE table seen by the fentry PTE marker [6.17+]",
+		.exact = false,
+		.inferred_from = INFER_BATCHES,
+		.obj = PTS_OBJ_MREMAP,
+		.cfg_flags = PTS_CFG_BATCH_INFER,
+		.counted_by = "mremap.levels",
+		.reqs = {
+			{ PTS_REQ_METRIC_PATH, "mremap.levels" },
+			{ PTS_REQ_METRIC_CFG, "mremap.levels",
+			  .cfg = PTS_CFG_PTE_MARKER },
+			{ PTS_REQ_KERNEL_MIN, NULL, "6.17" },
+		},
+	},
+	{
+		.kind = PTS_PATH_KPROBE,
+		.label = "the PTE table seen by the kprobe PTE marker [6.17+]",
+		.exact = false,
+		.inferred_from = INFER_BATCHES,
+		.obj = PTS_OBJ_MREMAP,
+		.cfg_flags = PTS_CFG_BATCH_INFER,
+		.counted_by = "mremap.levels",
+		.reqs = {
+			{ PTS_REQ_METRIC_PATH, "mremap.levels" },
+			{ PTS_REQ_METRIC_CFG, "mremap.levels",
+			  .cfg = PTS_CFG_PTE_MARKER },
+			{ PTS_REQ_KERNEL_MIN, NULL, "6.17" },
+		},
+	},
+};
+CANDIDATES_FIT(mremap_pte_batches_cands);
+
+static const struct pts_candidate mremap_folio_lookups_cands[] = {
+	{
+		.kind = PTS_PATH_FENTRY,
+		.label = "fentry/fexit vm_normal_folio inside move_page_tables",
+		.exact = true,
+		.obj = PTS_OBJ_MREMAP,
+		.progs = { "vnf_fentry", "vnf_fexit" },
+		.reqs = {
+			{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+			{ PTS_REQ_FENTRY, "vm_normal_folio" },
+		},
+	},
+	{
+		.kind = PTS_PATH_KPROBE,
+		.label = "kprobe/kretprobe vm_normal_folio inside move_page_tables",
+		.exact = true,
+		.obj = PTS_OBJ_MREMAP,
+		.progs = { "vnf_kprobe", "vnf_kretprobe" },
+		.reqs = {
+			{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
+			{ PTS_REQ_KPROBE, "vm_normal_folio" },
+		},
+	},
+};
+CANDIDATES_FIT(mremap_folio_lookups_cands);
+
+static const struct pts_candidate thp_fault_alloc_cands[] = {
+	{
+		.kind = PTS_PATH_PATCHED,
+		.label = "tp_btf kmem:mm_anon_fault_alloc",
+		.exact = true,
+		.obj = PTS_OBJ_THP,
+		.cfg_flags = PTS_CFG_FAULT_TP,
+		.progs = { "thp_tp_anon_fault" },
+		.reqs = {
+			{ PTS_REQ_BTF_TRACE, "mm_anon_fault_alloc" },
+		},
+	},
+	{
+		.kind = PTS_PATH_FENTRY,
+		.label = "fentry/fexit handle_mm_fault, vma_alloc_folio, __mem_cgroup_charge",
+		.exact = true,
+		.obj = PTS_OBJ_THP,
+		.cfg_flags = PTS_CFG_FAULT_FUNCS,
+		.progs = { "thp_fentry_fault", "thp_fexit_fault",
+			   "thp_fexit_alloc", "thp_fexit_charge",
+			   "thp_fentry_zero" },
+		.retargets = {
+			{ "thp_fexit_alloc", { "vma_alloc_folio_noprof", "vma_alloc_folio" } },
+			{ "thp_fentry_zero", { "mm_get_huge_zero_folio", "mm_get_huge_zero_page" } },
+		},
+		.reqs = {
+			{ PTS_REQ_FENTRY, "handle_mm_fault" },
+			{ PTS_REQ_FENTRY, "__mem_cgroup_charge" },
+		},
+	},
+	{
+		.kind = PTS_PATH_KPROBE,
+		.label = "kprobe/kretprobe handle_mm_fault, vma_alloc_folio, __mem_cgroup_charge",
+		.exact = true,
+		.obj = PTS_OBJ_THP,
+		.cfg_flags = PTS_CFG_FAULT_FUNCS,
+		.progs = { "thp_kprobe_fault", "thp_kretprobe_fault",
+			   "thp_kprobe_alloc", "thp_kretprobe_alloc",
+			   "thp_kprobe_charge", "thp_kretprobe_charge",
+			   "thp_kprobe_zero" },
+		.retargets = {
+			{ "thp_kprobe_alloc", { "vma_alloc_folio_noprof", "vma_alloc_folio" } },
+			{ "thp_kretprobe_alloc", { "vma_alloc_folio_noprof", "vma_alloc_folio" } },
+			{ "thp_kprobe_zero", { "mm_get_huge_zero_folio", "mm_get_huge_zero_page" } },
+		},
+		.reqs = {
+			{ PTS_REQ_KPROBE, "handle_mm_fault" },
+			{ PTS_REQ_KPROBE, "__mem_cgroup_charge" },
+		},
+	},
+	{
+		.kind = PTS_PATH_TRACEPOINT,
+		.label = "tp_btf kmem:mm_page_alloc (order, THP gfp mask, user task)",
+		.exact = false,
+		.inferred_from = "page allocations of order >= 2 with vma_thp_gfp_mask() bits by user tasks outside madvise(); a folio the same thread frees before mapping it is a memcg charge fallback; order 0 not visible",
+		.obj = PTS_OBJ_THP,
+		.cfg_flags = PTS_CFG_FAULT_CHARGE_FREE,
+		.progs = { "thp_page_alloc", "thp_page_free",
+			   "thp_task_exit", "thp_madvise_enter",
+			   "thp_madvise_exit" },
+		.reqs = {
+			{ PTS_REQ_BTF_TRACE, "mm_page_alloc" },
+			{ PTS_REQ_BTF_TRACE, "mm_page_free" },
+			{ PTS_REQ_BTF_TRACE, "sched_process_exit" },
+			{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_enter_madvise" },
+			{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_exit_madvise" },
+		},
+	},
+};
+CANDIDATES_FIT(thp_fault_alloc_cands);
+
+static const struct pts_candidate thp_collapse_cands[] = {
+	{
+		.kind = PTS_PATH_TRACEPOINT,
+		.label = "tp_btf huge_memory:mm_collapse_huge_page",
+		.exact = true,
+		.obj = PTS_OBJ_THP,
+		.progs = { "thp_collapse" },
+		.reqs = {
+			{ PTS_REQ_BTF_TRACE, "mm_collapse_huge_page" },
+		},
+	},
+};
+CANDIDATES_FIT(thp_collapse_cands);
+
+static const struct pts_candidate task_exit_cands[] = {
+	{
+		.kind = PTS_PATH_TRACEPOINT,
+		.label = "tp_btf sched:sched_process_exit",
+		.exact = true,
+		.obj = PTS_OBJ_TASK,
+		.progs = { "task_exit_btf" },
+		.reqs = {
+			{ PTS_REQ_BTF_TRACE, "sched_process_exit" },
+		},
+	},
+	{
+		.kind = PTS_PATH_TRACEPOINT,
+		.label = "tracepoint sched:sched_process_exit",
+		.exact = true,
+		.obj = PTS_OBJ_TASK,
+		.progs = { "task_exit_tp" },
+		.reqs = {
+			{ PTS_REQ_TRACEFS_EVENT, "sched/sched_process_exit" },
+		},
+	},
+};
+CANDIDATES_FIT(task_exit_cands);
+
+static const struct pts_candidate task_follow_fork_cands[] = {
+	{
+		.kind = PTS_PATH_TRACEPOINT,
+		.label = "tp_btf sched:sched_process_fork",
+		.exact = true,
+		.obj = PTS_OBJ_TASK,
+		.progs = { "task_fork" },
+		.reqs = {
+			{ PTS_REQ_BTF_TRACE, "sched_process_fork" },
+		},
+	},
+};
+CANDIDATES_FIT(task_follow_fork_cands);
+
 const struct pts_metric pts_catalog[] = {
 	{
 		.name = "mremap.calls",
 		.desc = "mremap calls: geometry, result, latency by alignment class",
-		.nr_cands = 3,
-		.cands = {
-			/*
-			 * Any syscall tracepoint puts every syscall of every
-			 * task on the tracing slow path; a trampoline on the
-			 * syscall function costs only mremap.  The retarget
-			 * asks for a working fentry on the arch's name.
-			 */
-			{
-				.kind = PTS_PATH_FENTRY,
-				.label = "fentry/fexit __x64_sys_mremap / __arm64_sys_mremap (syscall function)",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.progs = { "mremap_fentry_enter", "mremap_fexit" },
-				.retargets = {
-					{ "mremap_fentry_enter", { "__x64_sys_mremap", "__arm64_sys_mremap" } },
-					{ "mremap_fexit", { "__x64_sys_mremap", "__arm64_sys_mremap" } },
-				},
-			},
-			{
-				.kind = PTS_PATH_TRACEPOINT,
-				.label = "tracepoint syscalls:sys_{enter,exit}_mremap",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.progs = { "mremap_tp_enter", "mremap_tp_exit" },
-				.reqs = {
-					{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_enter_mremap" },
-					{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_exit_mremap" },
-				},
-			},
-			{
-				.kind = PTS_PATH_TRACEPOINT,
-				.label = "tp_btf raw_syscalls:sys_{enter,exit} (filtered by nr)",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.progs = { "mremap_btf_enter", "mremap_btf_exit" },
-				.reqs = {
-					{ PTS_REQ_BTF_TRACE, "sys_enter" },
-					{ PTS_REQ_BTF_TRACE, "sys_exit" },
-				},
-			},
-		},
+		CANDIDATES(mremap_calls_cands),
 	},
 	{
 		.name = "mremap.move_page_tables",
 		.desc = "move_page_tables calls: bytes requested vs moved, latency",
-		.nr_cands = 6,
-		.cands = {
-			{
-				.kind = PTS_PATH_FENTRY,
-				.label = "fentry/fexit move_page_tables(pmc) [6.15+]",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.progs = { "mpt_fentry_pmc", "mpt_fexit_pmc" },
-				.reqs = {
-					{ PTS_REQ_ARG0_STRUCT, "move_page_tables", "pagetable_move_control" },
-					{ PTS_REQ_FENTRY, "move_page_tables" },
-				},
-			},
-			{
-				.kind = PTS_PATH_FENTRY,
-				.label = "fentry/fexit move_page_tables(7 args) [6.7-6.14]",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.progs = { "mpt_fentry_scalar7", "mpt_fexit_scalar7" },
-				.reqs = {
-					{ PTS_REQ_NARGS, "move_page_tables", NULL, 7 },
-					{ PTS_REQ_FENTRY, "move_page_tables" },
-				},
-			},
-			{
-				.kind = PTS_PATH_FENTRY,
-				.label = "fentry/fexit move_page_tables(6 args) [<6.7]",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.progs = { "mpt_fentry_scalar", "mpt_fexit_scalar" },
-				.reqs = {
-					{ PTS_REQ_NARGS, "move_page_tables", NULL, 6 },
-					{ PTS_REQ_FENTRY, "move_page_tables" },
-				},
-			},
-			{
-				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe/kretprobe move_page_tables(pmc)",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.progs = { "mpt_kprobe_pmc", "mpt_kretprobe" },
-				.reqs = {
-					{ PTS_REQ_ARG0_STRUCT, "move_page_tables", "pagetable_move_control" },
-					{ PTS_REQ_KPROBE, "move_page_tables" },
-				},
-			},
-			{
-				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe/kretprobe move_page_tables(7 args)",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.progs = { "mpt_kprobe_scalar7", "mpt_kretprobe" },
-				.reqs = {
-					{ PTS_REQ_NARGS, "move_page_tables", NULL, 7 },
-					{ PTS_REQ_KPROBE, "move_page_tables" },
-				},
-			},
-			{
-				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe/kretprobe move_page_tables(6 args)",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.progs = { "mpt_kprobe_scalar", "mpt_kretprobe" },
-				.reqs = {
-					{ PTS_REQ_NARGS, "move_page_tables", NULL, 6 },
-					{ PTS_REQ_KPROBE, "move_page_tables" },
-				},
-			},
-		},
+		CANDIDATES(mremap_move_page_tables_cands),
 	},
 	{
 		.name = "mremap.levels",
 		.desc = "entries moved per level: PUD, PMD, huge PMD, PTE",
-		.nr_cands = 10,
-		.cands = {
-			{
-				.kind = PTS_PATH_PATCHED,
-				.label = "tp_btf mmap:mm_mremap_move_{pud,pmd,huge_pmd,ptes,back}",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
-					     PTS_CFG_LEVEL_TPS,
-				.progs = { "lv_tp_pud", "lv_tp_pmd",
-					   "lv_tp_huge_pmd", "lv_tp_ptes",
-					   "lv_tp_move_back" },
-				.reqs = {
-					/* counted inside mremap calls only */
-					{ PTS_REQ_METRIC, "mremap.calls" },
-					{ PTS_REQ_BTF_TRACE, "mm_mremap_move_pud" },
-					{ PTS_REQ_BTF_TRACE, "mm_mremap_move_pmd" },
-					{ PTS_REQ_BTF_TRACE, "mm_mremap_move_huge_pmd" },
-					{ PTS_REQ_BTF_TRACE, "mm_mremap_move_ptes" },
-					{ PTS_REQ_BTF_TRACE, "mm_mremap_move_back" },
-				},
-			},
-			{
-				.kind = PTS_PATH_FENTRY,
-				.label = "fentry move_pgt_entry",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.todo = "no kernel seen with move_pgt_entry out of line",
-				.reqs = {
-					{ PTS_REQ_SYMBOL, "move_pgt_entry" },
-					{ PTS_REQ_FENTRY, "move_pgt_entry" },
-				},
-			},
-			{
-				.kind = PTS_PATH_FENTRY,
-				.label = "fentry markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+]",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
-					     PTS_CFG_PMD_READ,
-				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
-					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
-					   "lv_fentry_split", "lv_fexit_pte_lock" },
-				.retargets = PTE_LOCK_RETARGET("lv_fexit_pte_lock"),
-				.reqs = {
-					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
-					{ PTS_REQ_DIRECT_MAP },
-					{ PTS_REQ_FENTRY, "get_old_pud" },
-					{ PTS_REQ_FENTRY, "move_huge_pmd" },
-					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
-					{ PTS_REQ_PTE_TABLE },
-				},
-			},
-			{
-				.kind = PTS_PATH_FENTRY,
-				.label = "fentry markers get_old_pud, move_huge_pmd",
-				.exact = false,
-				.inferred_from = INFER_NO_PTE_HELPER,
-				.obj = PTS_OBJ_MREMAP,
-				.cfg_flags = PTS_CFG_LEVELS | PTS_CFG_PMD_READ,
-				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
-					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
-					   "lv_fentry_split" },
-				.reqs = {
-					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
-					{ PTS_REQ_DIRECT_MAP },
-					{ PTS_REQ_FENTRY, "get_old_pud" },
-					{ PTS_REQ_FENTRY, "move_huge_pmd" },
-					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
-				},
-			},
-			{
-				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+]",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS |
-					     PTS_CFG_PMD_READ,
-				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
-					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
-					   "lv_kprobe_split", "lv_kretprobe_pte_lock" },
-				.retargets = PTE_LOCK_RETARGET("lv_kretprobe_pte_lock"),
-				.reqs = {
-					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
-					{ PTS_REQ_DIRECT_MAP },
-					{ PTS_REQ_KPROBE, "get_old_pud" },
-					{ PTS_REQ_KPROBE, "move_huge_pmd" },
-					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
-					{ PTS_REQ_PTE_TABLE },
-				},
-			},
-			{
-				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe markers get_old_pud, move_huge_pmd",
-				.exact = false,
-				.inferred_from = INFER_NO_PTE_HELPER,
-				.obj = PTS_OBJ_MREMAP,
-				.cfg_flags = PTS_CFG_LEVELS | PTS_CFG_PMD_READ,
-				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
-					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
-					   "lv_kprobe_split" },
-				.reqs = {
-					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
-					{ PTS_REQ_DIRECT_MAP },
-					{ PTS_REQ_KPROBE, "get_old_pud" },
-					{ PTS_REQ_KPROBE, "move_huge_pmd" },
-					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
-				},
-			},
-			{
-				.kind = PTS_PATH_FENTRY,
-				.label = "fentry markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+], PMD entries unread",
-				.exact = false,
-				.inferred_from = INFER_PMD_UNREAD,
-				.obj = PTS_OBJ_MREMAP,
-				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS,
-				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
-					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
-					   "lv_fentry_split", "lv_fexit_pte_lock" },
-				.retargets = PTE_LOCK_RETARGET("lv_fexit_pte_lock"),
-				.reqs = {
-					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
-					{ PTS_REQ_FENTRY, "get_old_pud" },
-					{ PTS_REQ_FENTRY, "move_huge_pmd" },
-					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
-					{ PTS_REQ_PTE_TABLE },
-				},
-			},
-			{
-				.kind = PTS_PATH_FENTRY,
-				.label = "fentry markers get_old_pud, move_huge_pmd, PMD entries unread",
-				.exact = false,
-				.inferred_from = INFER_NO_PTE_HELPER_AND_PMD_UNREAD,
-				.obj = PTS_OBJ_MREMAP,
-				.cfg_flags = PTS_CFG_LEVELS,
-				.progs = { "lv_fentry_old_pud", "lv_fexit_old_pud",
-					   "lv_fentry_huge_pmd", "lv_fexit_huge_pmd",
-					   "lv_fentry_split" },
-				.reqs = {
-					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
-					{ PTS_REQ_FENTRY, "get_old_pud" },
-					{ PTS_REQ_FENTRY, "move_huge_pmd" },
-					{ PTS_REQ_FENTRY, "__split_huge_pmd" },
-				},
-			},
-			{
-				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe markers get_old_pud, move_huge_pmd, (__)pte_offset_map_lock [6.5+], PMD entries unread",
-				.exact = false,
-				.inferred_from = INFER_PMD_UNREAD,
-				.obj = PTS_OBJ_MREMAP,
-				.cfg_flags = PTS_CFG_PTE_MARKER | PTS_CFG_LEVELS,
-				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
-					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
-					   "lv_kprobe_split", "lv_kretprobe_pte_lock" },
-				.retargets = PTE_LOCK_RETARGET("lv_kretprobe_pte_lock"),
-				.reqs = {
-					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
-					{ PTS_REQ_KPROBE, "get_old_pud" },
-					{ PTS_REQ_KPROBE, "move_huge_pmd" },
-					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
-					{ PTS_REQ_PTE_TABLE },
-				},
-			},
-			{
-				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe markers get_old_pud, move_huge_pmd, PMD entries unread",
-				.exact = false,
-				.inferred_from = INFER_NO_PTE_HELPER_AND_PMD_UNREAD,
-				.obj = PTS_OBJ_MREMAP,
-				.cfg_flags = PTS_CFG_LEVELS,
-				.progs = { "lv_kprobe_old_pud", "lv_kretprobe_old_pud",
-					   "lv_kprobe_huge_pmd", "lv_kretprobe_huge_pmd",
-					   "lv_kprobe_split" },
-				.reqs = {
-					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
-					{ PTS_REQ_KPROBE, "get_old_pud" },
-					{ PTS_REQ_KPROBE, "move_huge_pmd" },
-					{ PTS_REQ_KPROBE, "__split_huge_pmd" },
-				},
-			},
-		},
+		CANDIDATES(mremap_levels_cands),
 	},
 	{
 		.name = "mremap.pte_batches",
 		.desc = "PTE batches move_ptes() moved the PTE-level extents in, and the folio lookups it made for them (6.17+)",
-		.nr_cands = 3,
-		.cands = {
-			{
-				.kind = PTS_PATH_PATCHED,
-				.label = "tp_btf mmap:mm_mremap_move_ptes (counted by the kernel)",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.counted_by = "mremap.levels",
-				.reqs = {
-					{ PTS_REQ_METRIC_CFG, "mremap.levels",
-					  .cfg = PTS_CFG_LEVEL_TPS },
-				},
-			},
-			{
-				.kind = PTS_PATH_FENTRY,
-				.label = "the PTE table seen by the fentry PTE marker [6.17+]",
-				.exact = false,
-				.inferred_from = INFER_BATCHES,
-				.obj = PTS_OBJ_MREMAP,
-				.cfg_flags = PTS_CFG_BATCH_INFER,
-				.counted_by = "mremap.levels",
-				.reqs = {
-					{ PTS_REQ_METRIC_PATH, "mremap.levels" },
-					{ PTS_REQ_METRIC_CFG, "mremap.levels",
-					  .cfg = PTS_CFG_PTE_MARKER },
-					{ PTS_REQ_KERNEL_MIN, NULL, "6.17" },
-				},
-			},
-			{
-				.kind = PTS_PATH_KPROBE,
-				.label = "the PTE table seen by the kprobe PTE marker [6.17+]",
-				.exact = false,
-				.inferred_from = INFER_BATCHES,
-				.obj = PTS_OBJ_MREMAP,
-				.cfg_flags = PTS_CFG_BATCH_INFER,
-				.counted_by = "mremap.levels",
-				.reqs = {
-					{ PTS_REQ_METRIC_PATH, "mremap.levels" },
-					{ PTS_REQ_METRIC_CFG, "mremap.levels",
-					  .cfg = PTS_CFG_PTE_MARKER },
-					{ PTS_REQ_KERNEL_MIN, NULL, "6.17" },
-				},
-			},
-		},
+		CANDIDATES(mremap_pte_batches_cands),
 	},
 	{
 		.name = "mremap.folio_lookups",
@@ -438,122 +553,17 @@ const struct pts_metric pts_catalog[] = {
 		 * tracepoint at no such cost.
 		 */
 		.opt_in = true,
-		.nr_cands = 2,
-		.cands = {
-			{
-				.kind = PTS_PATH_FENTRY,
-				.label = "fentry/fexit vm_normal_folio inside move_page_tables",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.progs = { "vnf_fentry", "vnf_fexit" },
-				.reqs = {
-					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
-					{ PTS_REQ_FENTRY, "vm_normal_folio" },
-				},
-			},
-			{
-				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe/kretprobe vm_normal_folio inside move_page_tables",
-				.exact = true,
-				.obj = PTS_OBJ_MREMAP,
-				.progs = { "vnf_kprobe", "vnf_kretprobe" },
-				.reqs = {
-					{ PTS_REQ_METRIC_PATH, "mremap.move_page_tables" },
-					{ PTS_REQ_KPROBE, "vm_normal_folio" },
-				},
-			},
-		},
+		CANDIDATES(mremap_folio_lookups_cands),
 	},
 	{
 		.name = "thp.fault_alloc",
 		.desc = "anonymous hugepage fault allocations and fallbacks by order",
-		.nr_cands = 4,
-		.cands = {
-			{
-				.kind = PTS_PATH_PATCHED,
-				.label = "tp_btf kmem:mm_anon_fault_alloc",
-				.exact = true,
-				.obj = PTS_OBJ_THP,
-				.cfg_flags = PTS_CFG_FAULT_TP,
-				.progs = { "thp_tp_anon_fault" },
-				.reqs = {
-					{ PTS_REQ_BTF_TRACE, "mm_anon_fault_alloc" },
-				},
-			},
-			{
-				.kind = PTS_PATH_FENTRY,
-				.label = "fentry/fexit handle_mm_fault, vma_alloc_folio, __mem_cgroup_charge",
-				.exact = true,
-				.obj = PTS_OBJ_THP,
-				.cfg_flags = PTS_CFG_FAULT_FUNCS,
-				.progs = { "thp_fentry_fault", "thp_fexit_fault",
-					   "thp_fexit_alloc", "thp_fexit_charge",
-					   "thp_fentry_zero" },
-				.retargets = {
-					{ "thp_fexit_alloc", { "vma_alloc_folio_noprof", "vma_alloc_folio" } },
-					{ "thp_fentry_zero", { "mm_get_huge_zero_folio", "mm_get_huge_zero_page" } },
-				},
-				.reqs = {
-					{ PTS_REQ_FENTRY, "handle_mm_fault" },
-					{ PTS_REQ_FENTRY, "__mem_cgroup_charge" },
-				},
-			},
-			{
-				.kind = PTS_PATH_KPROBE,
-				.label = "kprobe/kretprobe handle_mm_fault, vma_alloc_folio, __mem_cgroup_charge",
-				.exact = true,
-				.obj = PTS_OBJ_THP,
-				.cfg_flags = PTS_CFG_FAULT_FUNCS,
-				.progs = { "thp_kprobe_fault", "thp_kretprobe_fault",
-					   "thp_kprobe_alloc", "thp_kretprobe_alloc",
-					   "thp_kprobe_charge", "thp_kretprobe_charge",
-					   "thp_kprobe_zero" },
-				.retargets = {
-					{ "thp_kprobe_alloc", { "vma_alloc_folio_noprof", "vma_alloc_folio" } },
-					{ "thp_kretprobe_alloc", { "vma_alloc_folio_noprof", "vma_alloc_folio" } },
-					{ "thp_kprobe_zero", { "mm_get_huge_zero_folio", "mm_get_huge_zero_page" } },
-				},
-				.reqs = {
-					{ PTS_REQ_KPROBE, "handle_mm_fault" },
-					{ PTS_REQ_KPROBE, "__mem_cgroup_charge" },
-				},
-			},
-			{
-				.kind = PTS_PATH_TRACEPOINT,
-				.label = "tp_btf kmem:mm_page_alloc (order, THP gfp mask, user task)",
-				.exact = false,
-				.inferred_from = "page allocations of order >= 2 with vma_thp_gfp_mask() bits by user tasks outside madvise(); a folio the same thread frees before mapping it is a memcg charge fallback; order 0 not visible",
-				.obj = PTS_OBJ_THP,
-				.cfg_flags = PTS_CFG_FAULT_CHARGE_FREE,
-				.progs = { "thp_page_alloc", "thp_page_free",
-					   "thp_task_exit", "thp_madvise_enter",
-					   "thp_madvise_exit" },
-				.reqs = {
-					{ PTS_REQ_BTF_TRACE, "mm_page_alloc" },
-					{ PTS_REQ_BTF_TRACE, "mm_page_free" },
-					{ PTS_REQ_BTF_TRACE, "sched_process_exit" },
-					{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_enter_madvise" },
-					{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_exit_madvise" },
-				},
-			},
-		},
+		CANDIDATES(thp_fault_alloc_cands),
 	},
 	{
 		.name = "thp.collapse",
 		.desc = "collapse attempts by result: khugepaged (system-wide) and MADV_COLLAPSE",
-		.nr_cands = 1,
-		.cands = {
-			{
-				.kind = PTS_PATH_TRACEPOINT,
-				.label = "tp_btf huge_memory:mm_collapse_huge_page",
-				.exact = true,
-				.obj = PTS_OBJ_THP,
-				.progs = { "thp_collapse" },
-				.reqs = {
-					{ PTS_REQ_BTF_TRACE, "mm_collapse_huge_page" },
-				},
-			},
-		},
+		CANDIDATES(thp_collapse_cands),
 	},
 	{
 		/*
@@ -564,52 +574,21 @@ const struct pts_metric pts_catalog[] = {
 		.name = "task.exit",
 		.desc = "forget exited threads and processes (keeps maps bounded)",
 		.internal = true,
-		.nr_cands = 2,
-		.cands = {
-			{
-				.kind = PTS_PATH_TRACEPOINT,
-				.label = "tp_btf sched:sched_process_exit",
-				.exact = true,
-				.obj = PTS_OBJ_TASK,
-				.progs = { "task_exit_btf" },
-				.reqs = {
-					{ PTS_REQ_BTF_TRACE, "sched_process_exit" },
-				},
-			},
-			{
-				.kind = PTS_PATH_TRACEPOINT,
-				.label = "tracepoint sched:sched_process_exit",
-				.exact = true,
-				.obj = PTS_OBJ_TASK,
-				.progs = { "task_exit_tp" },
-				.reqs = {
-					{ PTS_REQ_TRACEFS_EVENT, "sched/sched_process_exit" },
-				},
-			},
-		},
+		CANDIDATES(task_exit_cands),
 	},
 	{
 		.name = "task.follow_fork",
 		.desc = "follow the children of a traced command",
 		.internal = true,
 		.stat_only = true,
-		.nr_cands = 1,
-		.cands = {
-			{
-				.kind = PTS_PATH_TRACEPOINT,
-				.label = "tp_btf sched:sched_process_fork",
-				.exact = true,
-				.obj = PTS_OBJ_TASK,
-				.progs = { "task_fork" },
-				.reqs = {
-					{ PTS_REQ_BTF_TRACE, "sched_process_fork" },
-				},
-			},
-		},
+		CANDIDATES(task_follow_fork_cands),
 	},
 };
 
-const int pts_catalog_len = sizeof(pts_catalog) / sizeof(pts_catalog[0]);
+/* the engine has a choice for each metric, PTS_MAX_METRICS at most */
+_Static_assert(ARRAY_SIZE(pts_catalog) <= PTS_MAX_METRICS,
+	       "pts_catalog: more metrics than PTS_MAX_METRICS");
+const int pts_catalog_len = ARRAY_SIZE(pts_catalog);
 
 const struct pts_metric *catalog_find(const char *name)
 {

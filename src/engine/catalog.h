@@ -46,6 +46,7 @@ struct pts_req {
 	unsigned int cfg;	/* PTS_REQ_METRIC_CFG: PTS_CFG_* wanted */
 };
 
+#define PTS_MAX_METRICS	16
 #define PTS_MAX_PROGS	8
 #define PTS_MAX_REQS	6
 #define PTS_MAX_CANDS	10
@@ -83,8 +84,8 @@ struct pts_metric {
 	bool internal;		/* housekeeping, not a metric: not listed */
 	bool stat_only;		/* only used by "stat -- CMD" */
 	bool opt_in;		/* attached only when asked for (--metric) */
-	int nr_cands;
-	struct pts_candidate cands[PTS_MAX_CANDS];
+	const struct pts_candidate *cands;	/* best first */
+	int nr_cands;				/* at most PTS_MAX_CANDS */
 };
 
 extern const struct pts_metric pts_catalog[];

@@ -14,7 +14,7 @@ void engine_init(struct pts_engine *eng, int mode, bool follow_fork)
 	memset(eng, 0, sizeof(*eng));
 	eng->mode = mode;
 	eng->follow_fork = follow_fork;
-	for (i = 0; i < pts_catalog_len; i++) {
+	for (i = 0; i < pts_catalog_len && i < PTS_MAX_METRICS; i++) {
 		if (pts_catalog[i].stat_only && !follow_fork)
 			continue;
 		eng->choices[eng->nr_choices].metric = &pts_catalog[i];
@@ -271,7 +271,8 @@ void engine_unavailable_reason(const struct pts_choice *ch, char *buf,
 }
 
 /*
- * What the engine's own choice gives (-ECANCELED: --mode), what is absent
+ * What the engine's own choice or limit gives (-ECANCELED: --mode,
+ * -ENOSPC: more programs than PTS_MAX_LINKS), what is absent
  * (-ENOENT: no symbol, tracepoint or BTF; -EINVAL: another prototype;
  * -ENOSYS: not implemented) and what depends on another metric are not
  * the kernel refusing anything; -EOPNOTSUPP is a kernel built without it.
@@ -280,6 +281,7 @@ bool engine_kernel_refused(const struct pts_choice *ch, int i)
 {
 	switch (ch->err[i]) {
 	case 0:
+	case -ENOSPC:
 	case -ECANCELED:
 	case -ENOENT:
 	case -EINVAL:
@@ -407,21 +409,53 @@ static int isolate_load_failure(struct pts_engine *eng,
 static struct bpf_link *attach_prog(struct bpf_program *prog,
 				    enum pts_path_kind kind, const char *target)
 {
-	bool ret;
-
 	if (kind != PTS_PATH_KPROBE || !target)
 		return bpf_program__attach(prog);
-	ret = !strncmp(bpf_program__section_name(prog), "kretprobe/", 10);
-	return bpf_program__attach_kprobe(prog, ret, target);
+	return bpf_program__attach_kprobe(prog, objects_is_kretprobe(prog),
+					  target);
+}
+
+/*
+ * Attach program @name of @ch's chosen candidate and keep its link.
+ * Returns 0, or -errno with the candidate marked refused and why.
+ */
+static int attach_one(struct pts_engine *eng, struct pts_choice *ch,
+		      const char *name)
+{
+	const struct pts_candidate *c = &ch->metric->cands[ch->chosen];
+	struct bpf_program *prog;
+	struct bpf_link *link;
+	int err;
+
+	if (eng->nr_links >= PTS_MAX_LINKS) {
+		err = -ENOSPC;
+		snprintf(ch->why[ch->chosen], PTS_WHY_LEN,
+			 "%s: %s not attached, ptscope keeps %d links at most "
+			 "(PTS_MAX_LINKS)", path_kind_name(c->kind), name,
+			 PTS_MAX_LINKS);
+		goto refused;
+	}
+	prog = objects_prog(&eng->objs, c->obj, name);
+	link = prog ? attach_prog(prog, c->kind,
+				  engine_retarget_of(ch, c, name)) : NULL;
+	if (link) {
+		eng->links[eng->nr_links++] = link;
+		return 0;
+	}
+	err = prog ? -errno : -ENOENT;
+	snprintf(ch->why[ch->chosen], PTS_WHY_LEN, "%s: attach of %s failed, %s",
+		 path_kind_name(c->kind), name, strerror(-err));
+refused:
+	ch->refused[ch->chosen] = true;
+	ch->err[ch->chosen] = err;
+	return err;
 }
 
 static int attach_chosen(struct pts_engine *eng)
 {
 	const struct pts_candidate *c;
 	struct pts_choice *ch;
-	struct bpf_program *prog;
-	struct bpf_link *link;
-	int i, j, err, refused = 0;
+	int i, j, refused = 0;
 
 	for (i = 0; i < eng->nr_choices; i++) {
 		ch = &eng->choices[i];
@@ -429,23 +463,10 @@ static int attach_chosen(struct pts_engine *eng)
 			continue;
 		c = &ch->metric->cands[ch->chosen];
 		for (j = 0; j < PTS_MAX_PROGS && c->progs[j]; j++) {
-			prog = objects_prog(&eng->objs, c->obj, c->progs[j]);
-			link = prog ? attach_prog(prog, c->kind,
-					engine_retarget_of(ch, c, c->progs[j])) : NULL;
-			err = prog ? -errno : -ENOENT;
-			if (link && eng->nr_links < PTS_MAX_LINKS) {
-				eng->links[eng->nr_links++] = link;
-				continue;
+			if (attach_one(eng, ch, c->progs[j])) {
+				refused++;
+				break;
 			}
-			bpf_link__destroy(link);
-			ch->refused[ch->chosen] = true;
-			ch->err[ch->chosen] = err;
-			snprintf(ch->why[ch->chosen], PTS_WHY_LEN,
-				 "%s: attach of %s failed, %s",
-				 path_kind_name(c->kind), c->progs[j],
-				 strerror(-err));
-			refused++;
-			break;
 		}
 	}
 	return refused;

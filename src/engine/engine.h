@@ -34,7 +34,7 @@ struct pts_engine {
 	int mode;			/* PTS_MODE_AUTO or an enum pts_path_kind */
 	bool follow_fork;		/* stat -- CMD: include stat_only rows */
 	int nr_choices;
-	struct pts_choice choices[16];
+	struct pts_choice choices[PTS_MAX_METRICS];
 	struct pts_objects objs;
 	struct bpf_link *links[PTS_MAX_LINKS];
 	int nr_links;

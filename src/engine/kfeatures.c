@@ -528,3 +528,32 @@ const char *kfeatures_enum_name(const struct pts_kfeatures *kf, const char *enum
 			return btf__name_by_offset(kf->btf, e[i].name_off);
 	return NULL;
 }
+
+/* historical ___GFP_* values (include/linux/gfp_types.h, 6.1) */
+#define GFP_MOVABLE_6_1		0x08ULL
+#define GFP_COMP_6_1		0x40000ULL
+#define GFP_NOMEMALLOC_6_1	0x80000ULL
+#define GFP_HARDWALL_6_1	0x100000ULL
+
+/*
+ * 6.10+ numbers the bits in an enum (___GFP_*_BIT) that kernels may
+ * shift, so read it from BTF.
+ */
+__u64 kfeatures_thp_gfp_mask(const struct pts_kfeatures *kf)
+{
+	static const char *const bits[] = {
+		"___GFP_MOVABLE_BIT", "___GFP_COMP_BIT",
+		"___GFP_NOMEMALLOC_BIT", "___GFP_HARDWALL_BIT",
+	};
+	long long bit;
+	__u64 mask = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+		if (kfeatures_enum_value(kf, bits[i], &bit) || bit < 0 || bit > 63)
+			return GFP_MOVABLE_6_1 | GFP_COMP_6_1 |
+			       GFP_NOMEMALLOC_6_1 | GFP_HARDWALL_6_1;
+		mask |= 1ULL << bit;
+	}
+	return mask;
+}

@@ -58,5 +58,10 @@ int kfeatures_enum_value(const struct pts_kfeatures *kf, const char *enumerator,
 		    long long *value);
 const char *kfeatures_enum_name(const struct pts_kfeatures *kf, const char *enum_type,
 			   long long value);
+/*
+ * The anonymous THP/mTHP fault mask (GFP_TRANSHUGE_LIGHT) minus the bits
+ * that vary with the defrag setting, as this kernel numbers them.
+ */
+__u64 kfeatures_thp_gfp_mask(const struct pts_kfeatures *kf);
 
 #endif

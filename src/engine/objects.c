@@ -177,3 +177,42 @@ void objects_close(struct pts_objects *objs)
 	task_bpf__destroy(objs->task);
 	objects_reset(objs);
 }
+
+bool objects_is_kretprobe(const struct bpf_program *prog)
+{
+	return !strncmp(bpf_program__section_name(prog), "kretprobe/", 10);
+}
+
+const char *objects_section_target(const struct bpf_program *prog)
+{
+	const char *slash = strchr(bpf_program__section_name(prog), '/');
+
+	return slash ? slash + 1 : "";
+}
+
+const char *objects_hook_type(const struct bpf_program *prog)
+{
+	switch (bpf_program__type(prog)) {
+	case BPF_PROG_TYPE_TRACEPOINT:
+		return "tracepoint";
+	case BPF_PROG_TYPE_RAW_TRACEPOINT:
+		return "raw_tp";
+	case BPF_PROG_TYPE_KPROBE:
+		return objects_is_kretprobe(prog) ? "kretprobe" : "kprobe";
+	case BPF_PROG_TYPE_TRACING:
+		switch (bpf_program__expected_attach_type(prog)) {
+		case BPF_TRACE_RAW_TP:
+			return "tp_btf";
+		case BPF_TRACE_FENTRY:
+			return "fentry";
+		case BPF_TRACE_FEXIT:
+			return "fexit";
+		default:
+			break;
+		}
+		break;
+	default:
+		break;
+	}
+	return "other";
+}

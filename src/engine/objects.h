@@ -42,6 +42,15 @@ int objects_enable(struct pts_objects *objs, enum pts_obj_id id,
 struct bpf_program *objects_prog(struct pts_objects *objs,
 				 enum pts_obj_id id, const char *prog);
 int objects_load(struct pts_objects *objs);
+/* is @prog a kretprobe (its section "kretprobe/FUNC")? */
+bool objects_is_kretprobe(const struct bpf_program *prog);
+/* what @prog's section names after its type: "FUNC", "cat/event"; or "" */
+const char *objects_section_target(const struct bpf_program *prog);
+/*
+ * @prog's hook as bpftool names it: tracepoint, raw_tp, tp_btf, fentry,
+ * fexit, kprobe, kretprobe; "other" for anything else
+ */
+const char *objects_hook_type(const struct bpf_program *prog);
 void objects_close(struct pts_objects *objs);
 
 #endif

@@ -56,7 +56,7 @@ static void explain_listen_failure(const char *listen_arg, int err)
 	fprintf(stderr, "ptscope: cannot listen on %s: %s\n", listen_arg, hint);
 }
 
-/* 0 with a listening socket in @fd_out, or the exit code after saying why */
+/* 0 with a listening socket in @fd_out, or -errno after saying why */
 static int open_listener(const char *listen_arg, int *fd_out)
 {
 	struct sockaddr_storage addr;
@@ -66,14 +66,15 @@ static int open_listener(const char *listen_arg, int *fd_out)
 
 	if (listen_parse(listen_arg, &addr, &addrlen, err, sizeof(err))) {
 		fprintf(stderr, "ptscope: %s\n", err);
-		return 2;
+		return -EINVAL;
 	}
 	fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    0);
 	if (fd < 0) {
+		saved = errno;
 		fprintf(stderr, "ptscope: cannot create a socket: %s\n",
-			strerror(errno));
-		return 1;
+			strerror(saved));
+		return -saved;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&addr, addrlen) ||
@@ -81,7 +82,7 @@ static int open_listener(const char *listen_arg, int *fd_out)
 		saved = errno;
 		close(fd);
 		explain_listen_failure(listen_arg, saved);
-		return saved == EADDRNOTAVAIL ? 2 : 1;
+		return -saved;
 	}
 	*fd_out = fd;
 	return 0;
@@ -221,7 +222,7 @@ int exporter_listen(const char *listen_arg, bool verbose, bool bpf_stats,
 	ex = calloc(1, sizeof(*ex));
 	if (!ex) {
 		fprintf(stderr, "ptscope: out of memory\n");
-		return 1;
+		return -ENOMEM;
 	}
 	ex->listen_arg = listen_arg;
 	ex->verbose = verbose;
@@ -242,7 +243,7 @@ int exporter_start(struct pts_exporter *ex, const struct pts_export_source *src)
 	ex->src = src;
 	if (collect_programs(ex)) {
 		fprintf(stderr, "ptscope: out of memory\n");
-		return 1;
+		return -ENOMEM;
 	}
 	if (src->nr_progs)
 		enable_run_stats(ex);
@@ -250,7 +251,7 @@ int exporter_start(struct pts_exporter *ex, const struct pts_export_source *src)
 	ex->httpd = httpd_start(ex->listen_fd, render_page, ex,
 				PROM_CONTENT_TYPE, ex->verbose);
 	if (!ex->httpd)
-		return 1;
+		return -EIO;
 	ex->listen_fd = -1;	/* the server's now */
 	fprintf(stderr, "ptscope: serving http://%s/metrics\n", ex->listen_arg);
 	return 0;
@@ -276,7 +277,7 @@ int exporter_serve(struct pts_exporter *ex, double deadline,
 		if (err && err != -EINTR) {
 			fprintf(stderr, "ptscope: waiting for connections "
 				"failed: %s\n", strerror(-err));
-			return 1;
+			return err;
 		}
 	}
 	return 0;

@@ -39,15 +39,17 @@ struct pts_exporter;
 /* Listen on @listen_arg (ADDR:PORT) before anything is attached, so a
  * taken port fails fast.  @bpf_stats: serve the programs' run time
  * (turns on the kernel's BPF run-time statistics for every program).
- * 0 with *@ex set, or the exit code (2: bad address) after saying why. */
+ * 0 with *@ex set, or -errno after saying why (-EINVAL: no ADDR:PORT,
+ * -EADDRNOTAVAIL: no such address here). */
 int exporter_listen(const char *listen_arg, bool verbose, bool bpf_stats,
 		    struct pts_exporter **ex);
-/* Serve @src (kept by reference) from now on; 0, or 1 after saying why. */
+/* Serve @src (kept by reference) from now on; 0, or -errno after saying
+ * why. */
 int exporter_start(struct pts_exporter *ex, const struct pts_export_source *src);
 /* Answer scrapes until CLOCK_MONOTONIC @deadline (0: none) or *@stop;
  * @wait_mask is the signal mask while waiting (the stop signals
- * unblocked, blocked otherwise, so none slips past the check).  0, or 1
- * after saying why. */
+ * unblocked, blocked otherwise, so none slips past the check).  0, or
+ * -errno after saying why. */
 int exporter_serve(struct pts_exporter *ex, double deadline,
 		   const volatile sig_atomic_t *stop, const sigset_t *wait_mask);
 void exporter_close(struct pts_exporter *ex);

@@ -14,7 +14,7 @@
 #include "views/views.h"
 
 #define MAX_RECORDING	(64 << 20)	/* far above any stat recording */
-#define SAFE_NAME_LEN	(4 * DIFF_NAME_LEN)	/* an escaped name */
+#define SAFE_NAME_LEN	FMT_ESCAPED_LEN(DIFF_NAME_LEN)	/* an escaped name */
 
 /* the whole file, NUL-terminated, in *@text; 0 or -errno */
 static int read_text(const char *path, char **text, size_t *len)
@@ -150,8 +150,9 @@ static const char *fmt_interval(char *buf, size_t len, const struct diff_row *ro
 static void print_run(FILE *out, const struct rec_header *run, size_t nr_runs,
 		      const char *side, const char *path)
 {
-	char cmd[4 * sizeof(run->command)], kernel[4 * sizeof(run->kernel)];
-	char machine[4 * sizeof(run->machine)];
+	char cmd[FMT_ESCAPED_LEN(sizeof(run->command))];
+	char kernel[FMT_ESCAPED_LEN(sizeof(run->kernel))];
+	char machine[FMT_ESCAPED_LEN(sizeof(run->machine))];
 
 	fprintf(out, "  %-4s  %s: '%s' on %s %s, %zu run%s, %.3f s, exit %d\n",
 		side, path, fmt_escape(cmd, sizeof(cmd), run->command),
@@ -188,8 +189,8 @@ static void print_verdict(FILE *out, const struct diff_result *res)
 static void print_header(FILE *out, const struct diff_result *res,
 			 const char *const files[DIFF_SIDES])
 {
-	char base[4 * sizeof(res->run[0].kernel)], new[sizeof(base)];
-	char note[4 * DIFF_TEXT_LEN];
+	char base[FMT_ESCAPED_LEN(sizeof(res->run[0].kernel))], new[sizeof(base)];
+	char note[FMT_ESCAPED_LEN(DIFF_TEXT_LEN)];
 	int side;
 
 	for (side = 0; side < DIFF_SIDES; side++)
@@ -374,7 +375,7 @@ static void print_all(FILE *out, const struct diff_result *res)
 
 static void print_only(FILE *out, const struct diff_result *res)
 {
-	char value[32], name[SAFE_NAME_LEN], reason[4 * DIFF_TEXT_LEN];
+	char value[32], name[SAFE_NAME_LEN], reason[FMT_ESCAPED_LEN(DIFF_TEXT_LEN)];
 	const struct diff_only *only;
 	size_t i;
 

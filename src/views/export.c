@@ -29,7 +29,8 @@ int view_export(const struct pts_options *opts)
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop\n");
 	if (opts->duration_s)
 		deadline = mono_seconds() + opts->duration_s;
-	ret = exporter_serve(ex, deadline, &pts_stop_requested, signals_hold());
+	if (exporter_serve(ex, deadline, &pts_stop_requested, signals_hold()))
+		ret = 1;
 out:
 	view_serve_stop(&s, ex);
 	return ret;

@@ -133,7 +133,8 @@ json_object *maps_frame_json(const struct maps_frame *f)
 	json_object *rows = json_object_new_array(), *total;
 	size_t i;
 
-	json_object_object_add(root, "ptscope_version", json_object_new_int(1));
+	json_object_object_add(root, "ptscope_version",
+			       json_object_new_int(MAPS_FORMAT_VERSION));
 	json_object_object_add(root, "system", report_system_json(f->rep));
 	json_object_object_add(root, "time", json_object_new_double(f->time));
 	if (f->comm)

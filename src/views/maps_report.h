@@ -10,6 +10,9 @@
 #include "data/mapscan.h"
 #include "views/report.h"
 
+/* the "ptscope_version" of maps --json, a format of its own */
+#define MAPS_FORMAT_VERSION	1
+
 struct maps_row {
 	pid_t pid;
 	char comm[PTS_COMM_LEN];

@@ -76,9 +76,10 @@ static const struct cmd_spec cmd_specs[] = {
 	  "  ptscope snoop -p 1234                # its mremaps and faults\n"
 	  "  ptscope snoop --json -d 5 -o events.json\n" },
 	{ "export", PTS_CMD_EXPORT, NULL,
-	  "serve Prometheus metrics (default 127.0.0.1:9477)",
+	  "serve Prometheus metrics (default " PTS_DEFAULT_LISTEN ")",
 	  "ptscope export [OPTIONS]",
-	  "  ptscope export                       # /metrics on 127.0.0.1:9477\n"
+	  "  ptscope export                       # /metrics on "
+	  PTS_DEFAULT_LISTEN "\n"
 	  "  ptscope export --listen 0.0.0.0:9477 --cgroup-labels 10\n" },
 	{ "diff", PTS_CMD_DIFF, "BASE NEW",
 	  "compare two 'stat --json' recordings",
@@ -177,14 +178,16 @@ static const struct opt_spec opt_specs[] = {
 		  "/proc/PID/cgroup writes it)" },
 	{ .name = "interval", .val = 'i', .arg = "S",
 	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_MAPS),
-	  .help = "refresh interval in seconds, at least 0.01; maps reports "
-		  "once without it", .dflt = "1" },
+	  .help = "refresh interval in seconds, at least "
+		  PTS_STR(PTS_MIN_INTERVAL_S) "; maps reports once without it",
+	  .dflt = PTS_STR(PTS_DEFAULT_INTERVAL_S) },
 	{ .name = "duration", .val = 'd', .arg = "S",
 	  .cmds = CMDS_TRACING | CMD(PTS_CMD_MAPS),
 	  .help = "stop after S seconds; stat: only with -p", .dflt = "until "
 		  "Ctrl-C" },
 	{ .name = "rows", .val = 'r', .arg = "N", .cmds = CMD(PTS_CMD_TOP),
-	  .help = "rows of each table (processes, cgroups)", .dflt = "20" },
+	  .help = "rows of each table (processes, cgroups)",
+	  .dflt = PTS_STR(PTS_DEFAULT_ROWS) },
 	{ .name = "sort", .val = 's', .arg = "KEY", .cmds = CMD(PTS_CMD_TOP),
 	  .help = "sort both tables (cgroups by path for pid) by",
 	  .choices = sort_choices, .dflt = "activity" },
@@ -193,7 +196,8 @@ static const struct opt_spec opt_specs[] = {
 	  .refuse = "--repeat applies to stat only",
 	  .help = "run CMD N times under one attach (with -p: N windows of "
 		  "-d seconds), mean and stddev per metric; at most "
-		  PTS_STR(PTS_MAX_REPEAT), .dflt = "1" },
+		  PTS_STR(PTS_MAX_REPEAT),
+	  .dflt = PTS_STR(PTS_DEFAULT_REPEAT) },
 	{ .name = "all", .val = OPT_ALL, .cmds = CMD(PTS_CMD_DIFF),
 	  .refuse = "--all applies to diff only",
 	  .help = "show every row, not only the changed ones" },
@@ -205,12 +209,12 @@ static const struct opt_spec opt_specs[] = {
 	  .cmds = CMD(PTS_CMD_DIFF),
 	  .refuse = "--min-effect applies to diff only",
 	  .help = "smallest change in percent that counts, 0 to 1000",
-	  .dflt = "2" },
+	  .dflt = PTS_STR(PTS_DEFAULT_MIN_EFFECT) },
 	{ .name = "alpha", .val = OPT_ALPHA, .arg = "A",
 	  .cmds = CMD(PTS_CMD_DIFF),
 	  .refuse = "--alpha applies to diff only",
 	  .help = "significance level of the test, between 0 and 1",
-	  .dflt = "0.05" },
+	  .dflt = PTS_STR(PTS_DEFAULT_ALPHA) },
 	{ .name = "time", .val = OPT_TIME, .arg = "WHEN",
 	  .cmds = CMD(PTS_CMD_SNOOP),
 	  .refuse = "--time applies to snoop only",
@@ -232,7 +236,7 @@ static const struct opt_spec opt_specs[] = {
 		    "also serves /metrics)",
 	  .help = "serve /metrics on this address and port; top only when "
 		  "given, off the same maps",
-	  .dflt = "127.0.0.1:9477" },
+	  .dflt = PTS_DEFAULT_LISTEN },
 	/*
 	 * BPF_STATS_RUN_TIME times every BPF program on the box, not only
 	 * ours (bpf_prog_run() reads sched_clock() twice per run while the
@@ -250,7 +254,7 @@ static const struct opt_spec opt_specs[] = {
 	  .help = "also serve the mremap, level and fault counters per cgroup "
 		  "(ptscope_cgroup_*) for the N busiest cgroups, the others "
 		  "summed as cgroup=\"other\"; 0: no cgroup label",
-	  .dflt = "5" },
+	  .dflt = PTS_STR(PTS_DEFAULT_CGROUP_LABELS) },
 	{ .name = "metric", .val = OPT_METRIC, .arg = "NAME",
 	  .cmds = CMDS_TRACING | CMD(PTS_CMD_PROBE),
 	  .help = "also attach an opt-in metric, off by default for its cost:",
@@ -484,15 +488,15 @@ static void defaults(struct pts_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->cmd = PTS_CMD_TOP;
-	opts->interval_s = 1.0;
+	opts->interval_s = PTS_DEFAULT_INTERVAL_S;
 	opts->mode = PTS_MODE_AUTO;
-	opts->rows = 20;
-	opts->listen = "127.0.0.1:9477";
-	opts->cgroup_labels = PTS_CGROUP_LABELS;
+	opts->rows = PTS_DEFAULT_ROWS;
+	opts->listen = PTS_DEFAULT_LISTEN;
+	opts->cgroup_labels = PTS_DEFAULT_CGROUP_LABELS;
 	opts->help_cmd = PTS_CMD_HELP;
-	opts->repeat = 1;
-	opts->min_effect_pct = 2.0;
-	opts->alpha = 0.05;
+	opts->repeat = PTS_DEFAULT_REPEAT;
+	opts->min_effect_pct = PTS_DEFAULT_MIN_EFFECT;
+	opts->alpha = PTS_DEFAULT_ALPHA;
 }
 
 /* getopt_long()'s view of opt_specs[]: "+p:c:..." and struct option */

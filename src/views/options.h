@@ -30,10 +30,18 @@ enum pts_sort {
 #define PTS_NR_SORTS	(PTS_SORT_PID + 1)
 
 #define PTS_MAX_OPT_IN	4
-#define PTS_CGROUP_LABELS	5	/* --cgroup-labels default */
 #define PTS_MIN_INTERVAL_S	0.01	/* -i */
 #define PTS_MAX_REPEAT	1000	/* stat --repeat */
 #define PTS_MAX_MIN_EFFECT	1000.0	/* diff --min-effect, percent */
+
+/* option defaults, for defaults() and --help alike */
+#define PTS_DEFAULT_INTERVAL_S	1		/* -i */
+#define PTS_DEFAULT_ROWS	20		/* top -r */
+#define PTS_DEFAULT_LISTEN	"127.0.0.1:9477"	/* --listen */
+#define PTS_DEFAULT_CGROUP_LABELS	5	/* --cgroup-labels */
+#define PTS_DEFAULT_REPEAT	1		/* stat --repeat */
+#define PTS_DEFAULT_MIN_EFFECT	2		/* diff --min-effect, percent */
+#define PTS_DEFAULT_ALPHA	0.05		/* diff --alpha */
 
 struct pts_options {
 	enum pts_command cmd;

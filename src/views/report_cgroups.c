@@ -11,6 +11,8 @@
 #include "data/format.h"
 #include "views/report.h"
 
+#define CGROUP_PATH_SHOWN	256	/* bytes of a cgroup's path shown */
+
 static enum pts_sort cgroup_sort_key;
 
 static __u64 sort_value(const struct pts_cgroup_entry *e)
@@ -97,7 +99,7 @@ static void table_row(FILE *out, const struct pts_report *rep,
 	__u64 calls = cgroup_total_mremap(c), fallback = 0;
 	unsigned int small = schema_order_64k(rep->page_size);
 	unsigned int pmd = schema_order_pmd(rep->page_size);
-	char lat[32], id[32], path[4 * 256];
+	char lat[32], id[32], path[FMT_ESCAPED_LEN(CGROUP_PATH_SHOWN)];
 	size_t i;
 
 	for (i = 0; i < PTS_MAX_ORDER; i++)

@@ -14,7 +14,7 @@ int report_wrap(FILE *out, int col, int indent, const char *text)
 	return fmt_wrap(out, col, indent, REPORT_WIDTH, text);
 }
 
-#define REPORT_MAX_REASONS	(16 * PTS_MAX_CANDS)
+#define REPORT_MAX_REASONS	(PTS_MAX_METRICS * PTS_MAX_CANDS)
 
 /*
  * The unavailability reasons of the report, each once, in the order the

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "data/cgroup.h"
 #include "views/signals.h"
 #include "views/start.h"
@@ -171,6 +172,36 @@ void view_warn_comm_unmatched(const struct pts_options *opts,
 			opts->comm);
 }
 
+static void explain_attach_failure(int err)
+{
+	if (err == -ENOENT)
+		fprintf(stderr, "ptscope: no metric can be attached on this "
+			"kernel; 'ptscope probe' shows why for each one\n");
+	else
+		fprintf(stderr, "ptscope: loading BPF programs failed: %s; rerun "
+			"with -v for what was refused, --libbpf-debug for "
+			"libbpf's log, or try --mode tracepoint\n",
+			strerror(-err));
+}
+
+/* session_start() for a command: 0, or exit code 1 after saying what to do */
+static int start_session(struct pts_session *s,
+			 const struct pts_session_params *p)
+{
+	int err;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "ptscope: needs root (CAP_BPF, CAP_PERFMON and "
+			"CAP_SYS_ADMIN for tracefs); run it with sudo\n");
+		memset(s, 0, sizeof(*s));	/* nothing chosen to report */
+		return 1;
+	}
+	err = session_start(s, p);
+	if (s->attach_err)
+		explain_attach_failure(s->attach_err);
+	return err ? 1 : 0;
+}
+
 int view_session_start(struct pts_session *s, const struct pts_options *opts,
 		       bool follow_fork)
 {
@@ -197,7 +228,7 @@ int view_session_start(struct pts_session *s, const struct pts_options *opts,
 			return ret;
 		p.cgroup = &cgroup;
 	}
-	ret = session_start(s, &p);
+	ret = start_session(s, &p);
 	/* the BPF map holds the cgroup now */
 	cgroup_target_close(&cgroup);
 	if (s->eng.nr_choices)	/* 0: it stopped before choosing */
@@ -235,8 +266,11 @@ int view_serve_start(struct pts_session *s, struct pts_export_source *src,
 	if (serve) {
 		ret = exporter_listen(opts->listen, opts->verbose,
 				      opts->bpf_stats, ex);
+		/* an address that is no address, or none of this host's */
+		if (ret == -EINVAL || ret == -EADDRNOTAVAIL)
+			return 2;
 		if (ret)
-			return ret;
+			return 1;
 	}
 	ret = view_session_start(s, opts, false);
 	if (ret) {
@@ -248,12 +282,12 @@ int view_serve_start(struct pts_session *s, struct pts_export_source *src,
 		return 0;
 	export_source(s, src, opts);
 	signals_hold();
-	ret = exporter_start(*ex, src);
-	if (ret) {
+	if (exporter_start(*ex, src)) {
 		view_serve_stop(s, *ex);
 		*ex = NULL;
+		return 1;
 	}
-	return ret;
+	return 0;
 }
 
 void view_serve_stop(struct pts_session *s, struct pts_exporter *ex)

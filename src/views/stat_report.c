@@ -175,7 +175,7 @@ static void stat_title(FILE *out, struct stat_state *st,
 		       const struct pts_options *opts)
 {
 	const char *unit = opts->cmd_argv ? "run" : "window";
-	char safe[4 * sizeof(st->cmd)];
+	char safe[FMT_ESCAPED_LEN(sizeof(st->cmd))];
 
 	fprintf(out, "\nptscope stat: '%s'", fmt_escape(safe, sizeof(safe), st->cmd));
 	if (opts->cmd_argv && st->nr_runs == 1)

@@ -557,7 +557,7 @@ static int wait_refresh(struct pts_exporter *ex, double next,
 {
 	const sigset_t *mask = signals_hold();
 	double until;
-	int key, ret;
+	int key;
 
 	while (!pts_stop_requested && mono_seconds() < next) {
 		until = next;
@@ -565,9 +565,9 @@ static int wait_refresh(struct pts_exporter *ex, double next,
 			/* keys between scrapes, a tenth of a second apart */
 			if (k->on && next - mono_seconds() > 0.1)
 				until = mono_seconds() + 0.1;
-			ret = exporter_serve(ex, until, &pts_stop_requested, mask);
-			if (ret)
-				return ret;
+			if (exporter_serve(ex, until, &pts_stop_requested,
+					   mask))
+				return 1;
 			until = mono_seconds();
 		}
 		key = term_wait_key(until, mask);
