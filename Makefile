@@ -53,6 +53,11 @@ DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
 DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 \
 	libjson-c-dev:arm64 libseccomp-dev:arm64 dpkg-dev xz-utils
+# make image: an OCI archive of the static binary, the dashboards and
+# the rules on an empty base, in $(IMAGE_OUT), with its digest beside it
+# (deploy/image/build.sh).  Only this architecture's binary is built.
+IMAGE_OUT := $(OUT)/image
+VERSION := $(shell sed -n 's/^\#define PTSCOPE_VERSION "\(.*\)"/\1/p' src/main.c)
 # the qemu kernel matrix (kernels come from tests/vm/fetch-kernel.sh)
 DEPS_VM_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio zstd lz4 \
 	binutils
@@ -70,10 +75,17 @@ KERNEL_VARIANTS := stock patched regression
 # helpers), libcap2-bin (capsh --decode)
 DEPS_DEB_PKGS := debhelper dpkg-dev lintian systemd bash-completion \
 	libcap2-bin
+# make image: buildah builds it, skopeo and umoci read it back; podman
+# tries to run it (tests/host/test_image.sh).  npm installs the pinned
+# Kubernetes schema validators (deploy/kubernetes/validate/)
+# (npm comes with this machine's nodejs; dpkg-dev: dpkg-source, for the
+# static binary's libmicrohttpd)
+DEPS_IMAGE_PKGS := buildah skopeo umoci podman nodejs dpkg-dev
 
 .SECONDARY:
 
 .PHONY: fuzz-levels all deps deps-static deps-vm deps-kernel deps-deb deb \
+	deps-image image \
 	install install-bench static check unit-check tree-check \
 	host-check harness-check san san-check fuzz fuzz-build \
 	vm-check kernel kernel-check demo bench bench-overhead bench-overhead-vm \
@@ -96,6 +108,9 @@ deps-kernel: deps
 
 deps-deb: deps
 	@./tests/deps.sh $(DEPS_DEB_PKGS)
+
+deps-image: deps
+	@./tests/deps.sh $(DEPS_IMAGE_PKGS)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h include/ptscope/ptscope.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(BPF_OUT)
@@ -352,6 +367,10 @@ deb: deps deps-deb
 		tar --null -T - -cf - | tar -xf - -C $(DEB_OUT)/src
 	cd $(DEB_OUT)/src && dpkg-buildpackage -us -uc
 	@ls $(DEB_OUT)/*.deb
+
+image: deps-image
+	$(MAKE) $(OUT)/static/$(ARCH)/ptscope
+	./deploy/image/build.sh $(OUT)/static/$(ARCH)/ptscope $(VERSION) $(IMAGE_OUT)
 
 clean:
 	rm -rf $(OUT)
