@@ -217,9 +217,10 @@ SAN_ENV := ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1:log_path=$(ab
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1:log_path=$(abspath $(SAN_LOGS))/ubsan \
 	LSAN_OPTIONS=exitcode=86 PTSCOPE_SAN_LOGS=$(abspath $(SAN_LOGS))
 # tests/run.sh arguments: the sanitizer pass over unit and host tests
-# (not test_deb.sh: it tests the package's own ptscope, never $(PTSCOPE))
+# (not test_deb.sh nor test_image.sh: they test the package's and the
+# image's own ptscope, never $(PTSCOPE))
 SAN_RUN := --suite asan $(SAN_ENV) PTSCOPE=$(SAN_PTSCOPE) $(SAN_UNIT_BINS) \
-	$(filter-out tests/host/test_deb.sh,$(wildcard tests/host/test_*.sh)) \
+	$(filter-out tests/host/test_deb.sh tests/host/test_image.sh,$(wildcard tests/host/test_*.sh)) \
 	tests/san/check_reports.sh
 
 $(SAN_OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
@@ -252,7 +253,7 @@ TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh tests/tree/test
 tree-check:
 	@./tests/run.sh tree $(TREE_TESTS)
 
-host-check: deps deps-deb all
+host-check: deps deps-deb deps-image all
 	@./tests/run.sh host tests/host/test_*.sh
 
 vm-check: deps-vm static
@@ -302,7 +303,7 @@ fuzz-build: $(FUZZ_BINS)
 fuzz: deps fuzz-build
 	@./tests/run.sh fuzz $(FUZZ_RUN)
 
-check: deps-vm deps-kernel deps-deb
+check: deps-vm deps-kernel deps-deb deps-image
 	$(MAKE) all $(UNIT_BINS) san fuzz-build
 	$(MAKE) static
 	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)

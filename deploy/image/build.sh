@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # build.sh BINARY VERSION OUTDIR: ptscope's OCI image (deploy/image/
 # Containerfile) from the static BINARY, with buildah and no network.
-# Writes OUTDIR/ptscope-VERSION-ARCH.oci.tar (an OCI archive, tag VERSION)
+# Writes OUTDIR/ptscope-VERSION-ARCH.oci.tar (an OCI archive, named ptscope:VERSION)
 # and OUTDIR/ptscope-VERSION-ARCH.digest (its manifest's sha256 digest).
 # Timestamps are pinned (--timestamp 0), so the same inputs give the same
 # digest.  buildah's own storage keeps nothing: the image is removed once
@@ -48,7 +48,7 @@ buildah bud --quiet --format oci --timestamp 0 --arch "$arch" \
 	--build-arg "VERSION=$version" -f "$here/Containerfile" -t "$ref" \
 	"$ctx" >/dev/null
 rm -f "$out/$name.oci.tar"
-buildah push --quiet "$ref" "oci-archive:$out/$name.oci.tar:$version" >/dev/null
+buildah push --quiet "$ref" "oci-archive:$out/$name.oci.tar:ptscope:$version" >/dev/null
 skopeo inspect --format '{{.Digest}}' "oci-archive:$out/$name.oci.tar" \
 	>"$out/$name.digest"
 echo "$out/$name.oci.tar $(cat "$out/$name.digest")"
