@@ -77,10 +77,12 @@ DEPS_DEB_PKGS := debhelper dpkg-dev lintian systemd bash-completion \
 	libcap2-bin
 # make image: buildah builds it, skopeo and umoci read it back; podman
 # tries to run it (tests/host/test_image.sh).  npm installs the pinned
-# Kubernetes schema validators (deploy/kubernetes/validate/)
+# Kubernetes and Prometheus Operator schemas that tests/tree/
+# test_manifests.sh validates deploy/kubernetes/ with, into
+# /var/cache/ptscope (deploy/kubernetes/validate/install.sh)
 # (npm comes with this machine's nodejs; dpkg-dev: dpkg-source, for the
 # static binary's libmicrohttpd)
-DEPS_IMAGE_PKGS := buildah skopeo umoci podman nodejs dpkg-dev
+DEPS_IMAGE_PKGS := buildah skopeo umoci podman nodejs dpkg-dev:all
 
 .SECONDARY:
 
@@ -111,6 +113,7 @@ deps-deb: deps
 
 deps-image: deps
 	@./tests/deps.sh $(DEPS_IMAGE_PKGS)
+	@./deploy/kubernetes/validate/install.sh >/dev/null
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h include/ptscope/ptscope.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(BPF_OUT)
@@ -248,9 +251,11 @@ harness-check:
 
 # the source tree: no layer includes one above it (docs/layout.md); the
 # Prometheus rules pass promtool and their unit tests, and name only
-# families of the source
-TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh tests/tree/test_docs.sh
-tree-check:
+# families of the source; the Kubernetes manifests pass their schemas
+# (the validator comes with deps-image)
+TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh tests/tree/test_docs.sh \
+	tests/tree/test_manifests.sh
+tree-check: deps-image
 	@./tests/run.sh tree $(TREE_TESTS)
 
 host-check: deps deps-deb deps-image all
