@@ -53,6 +53,11 @@ DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
 DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 \
 	libjson-c-dev:arm64 libseccomp-dev:arm64 dpkg-dev xz-utils
+# make image: an OCI archive of the static binary, the dashboards and
+# the rules on an empty base, in $(IMAGE_OUT), with its digest beside it
+# (deploy/image/build.sh).  Only this architecture's binary is built.
+IMAGE_OUT := $(OUT)/image
+VERSION := $(shell sed -n 's/^\#define PTSCOPE_VERSION "\(.*\)"/\1/p' src/main.c)
 # the qemu kernel matrix (kernels come from tests/vm/fetch-kernel.sh)
 DEPS_VM_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio zstd lz4 \
 	binutils
@@ -70,10 +75,19 @@ KERNEL_VARIANTS := stock patched regression
 # helpers), libcap2-bin (capsh --decode)
 DEPS_DEB_PKGS := debhelper dpkg-dev lintian systemd bash-completion \
 	libcap2-bin
+# make image: buildah builds it, skopeo and umoci read it back; podman
+# tries to run it (tests/host/test_image.sh).  npm installs the pinned
+# Kubernetes and Prometheus Operator schemas that tests/tree/
+# test_manifests.sh validates deploy/kubernetes/ with, into
+# /var/cache/ptscope (deploy/kubernetes/validate/install.sh)
+# (npm comes with this machine's nodejs; dpkg-dev: dpkg-source, for the
+# static binary's libmicrohttpd)
+DEPS_IMAGE_PKGS := buildah skopeo umoci podman nodejs dpkg-dev:all
 
 .SECONDARY:
 
 .PHONY: fuzz-levels all deps deps-static deps-vm deps-kernel deps-deb deb \
+	deps-image image \
 	install install-bench static check unit-check tree-check \
 	host-check harness-check san san-check fuzz fuzz-build \
 	vm-check kernel kernel-check demo bench bench-overhead bench-overhead-vm \
@@ -97,6 +111,10 @@ deps-kernel: deps
 
 deps-deb: deps
 	@./tests/deps.sh $(DEPS_DEB_PKGS)
+
+deps-image: deps
+	@./tests/deps.sh $(DEPS_IMAGE_PKGS)
+	@./deploy/kubernetes/validate/install.sh >/dev/null
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h include/ptscope/ptscope.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(BPF_OUT)
@@ -203,9 +221,10 @@ SAN_ENV := ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1:log_path=$(ab
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1:log_path=$(abspath $(SAN_LOGS))/ubsan \
 	LSAN_OPTIONS=exitcode=86 PTSCOPE_SAN_LOGS=$(abspath $(SAN_LOGS))
 # tests/run.sh arguments: the sanitizer pass over unit and host tests
-# (not test_deb.sh: it tests the package's own ptscope, never $(PTSCOPE))
+# (not test_deb.sh nor test_image.sh: they test the package's and the
+# image's own ptscope, never $(PTSCOPE))
 SAN_RUN := --suite asan $(SAN_ENV) PTSCOPE=$(SAN_PTSCOPE) $(SAN_UNIT_BINS) \
-	$(filter-out tests/host/test_deb.sh,$(wildcard tests/host/test_*.sh)) \
+	$(filter-out tests/host/test_deb.sh tests/host/test_image.sh,$(wildcard tests/host/test_*.sh)) \
 	tests/san/check_reports.sh
 
 $(SAN_OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
@@ -233,12 +252,14 @@ harness-check:
 
 # the source tree: no layer includes one above it (docs/layout.md); the
 # Prometheus rules pass promtool and their unit tests, and name only
-# families of the source
-TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh tests/tree/test_docs.sh
-tree-check:
+# families of the source; the Kubernetes manifests pass their schemas
+# (the validator comes with deps-image)
+TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh tests/tree/test_docs.sh \
+	tests/tree/test_manifests.sh
+tree-check: deps-image
 	@./tests/run.sh tree $(TREE_TESTS)
 
-host-check: deps deps-deb all
+host-check: deps deps-deb deps-image all
 	@./tests/run.sh host tests/host/test_*.sh
 
 vm-check: deps-vm static
@@ -288,7 +309,7 @@ fuzz-build: $(FUZZ_BINS)
 fuzz: deps fuzz-build
 	@./tests/run.sh fuzz $(FUZZ_RUN)
 
-check: deps-vm deps-kernel deps-deb
+check: deps-vm deps-kernel deps-deb deps-image
 	$(MAKE) all $(UNIT_BINS) san fuzz-build
 	$(MAKE) static
 	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
@@ -358,6 +379,10 @@ deb: deps deps-deb
 		tar --null -T - -cf - | tar -xf - -C $(DEB_OUT)/src
 	cd $(DEB_OUT)/src && dpkg-buildpackage -us -uc
 	@ls $(DEB_OUT)/*.deb
+
+image: deps-image
+	$(MAKE) $(OUT)/static/$(ARCH)/ptscope
+	./deploy/image/build.sh $(OUT)/static/$(ARCH)/ptscope $(VERSION) $(IMAGE_OUT)
 
 clean:
 	rm -rf $(OUT)

@@ -149,6 +149,40 @@ order_count() {
 	json "$1" "sum(o['$3'] for o in d['counters']['hugepage_faults']['orders'] if o['order'] == $2)"
 }
 
+# check_same_files NAME LIST [ROOT]: each line of LIST is "PATH SRC":
+# ROOT/PATH (a .gz uncompressed) must equal the tree's SRC; SRC '-' is not
+# compared
+check_same_files() {
+	local n=0 same=0 bad= dest src
+	while read -r dest src; do
+		[ "$src" = - ] && continue
+		n=$((n + 1))
+		case "$dest" in
+		*.gz) zcat "${3:-}$dest" | cmp -s - "$src" ;;
+		*) cmp -s "${3:-}$dest" "$src" ;;
+		esac && same=$((same + 1)) || bad+=" $dest"
+	done <"$2"
+	check_eq "$1 (differ:${bad:- none})" "$n" "$same"
+}
+
+# bail NAME: a failed step that every later one needs
+bail() {
+	not_ok "$1"
+	finish
+	exit 1
+}
+
+# make_or_bail TARGET: make TARGET, timed; its failure ends the test
+make_or_bail() {
+	local start=$SECONDS
+	if make "$1" >"$TMP/make-$1.log" 2>&1; then
+		ok "make $1 ($((SECONDS - start)) s)"
+	else
+		tail -n 20 "$TMP/make-$1.log" | sed 's/^/#   /'
+		bail "make $1 failed"
+	fi
+}
+
 require_root() {
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "not ok 1 - live tests need root"

@@ -34,13 +34,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# bail NAME: a failed step that every later one needs
-bail() {
-	not_ok "$1"
-	finish
-	exit 1
-}
-
 # an administrator's ptscope package is not ours to purge
 status=$(dpkg-query -W -f='${db:Status-Status}' ptscope 2>/dev/null)
 if [ -n "$status" ] && [ "$status" != not-installed ]; then
@@ -52,13 +45,7 @@ ARCH=$(dpkg --print-architecture)
 
 # --- build ---
 if [ -z "${DEB:-}" ]; then
-	start=$SECONDS
-	if make deb >"$TMP/make-deb.log" 2>&1; then
-		ok "make deb ($((SECONDS - start)) s)"
-	else
-		tail -n 20 "$TMP/make-deb.log" | sed 's/^/#   /'
-		bail "make deb failed"
-	fi
+	make_or_bail deb
 	DEB=build/deb/ptscope_${VERSION}_$ARCH.deb
 fi
 [ -f "$DEB" ] || bail "no package $DEB"
@@ -105,16 +92,7 @@ while read -r f; do
 done <"$TMP/listed" | sort >"$TMP/files"
 check_eq "dpkg -L: the files are exactly bin, man page, completion, unit, defaults, doc, dashboards/*" \
 	"$(cut -d' ' -f1 "$TMP/want" | tr '\n' ' ')" "$(tr '\n' ' ' <"$TMP/files")"
-n=0 same=0 bad=
-while read -r dest src; do
-	[ "$src" = - ] && continue
-	n=$((n + 1))
-	case "$dest" in
-	*.gz) zcat "$dest" | cmp -s - "$src" ;;
-	*) cmp -s "$dest" "$src" ;;
-	esac && same=$((same + 1)) || bad+=" $dest"
-done <"$TMP/want"
-check_eq "installed files equal the tree's (differ:${bad:- none})" "$n" "$same"
+check_same_files "installed files equal the tree's" "$TMP/want"
 check_eq "conffiles" "$DEFAULTS" \
 	"$(dpkg-query -W -f='${Conffiles}' ptscope | awk 'NF { print $1 }')"
 
