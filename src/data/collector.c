@@ -208,6 +208,7 @@ static int read_cgroups(int fd, struct pts_snapshot *snap)
 			continue;
 		e->id = key;
 		e->path = NULL;
+		e->kube = NULL;
 		snap->nr_cgroups++;
 	}
 	if (snap->nr_cgroups)
@@ -349,6 +350,15 @@ void cgroup_snapshot(struct pts_snapshot *view, const struct pts_cgroup *c)
 {
 	memset(view, 0, sizeof(*view));
 	memcpy(view->counters.v, c->v, sizeof(c->v));
+}
+
+void cgroup_add_row(struct pts_cgroup *sum, const struct pts_cgroup *row)
+{
+	size_t i;
+
+	sum->mremap_ns += row->mremap_ns;
+	for (i = 0; i < PTS_CG_NR_COUNTERS; i++)
+		sum->v[i] += row->v[i];
 }
 
 __u64 cgroup_total_mremap(const struct pts_cgroup *c)

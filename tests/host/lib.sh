@@ -149,6 +149,33 @@ order_count() {
 	json "$1" "sum(o['$3'] for o in d['counters']['hugepage_faults']['orders'] if o['order'] == $2)"
 }
 
+# require_cgroup2: the cgroup2 mount in CGROOT (/sys/fs/cgroup, or
+# /sys/fs/cgroup/unified on a hybrid box); without one the test ends
+require_cgroup2() {
+	CGROOT=$(sed -n 's/^[^ ]* [^ ]* [^ ]* \/ \([^ ]*\) .* - cgroup2 .*/\1/p' /proc/self/mountinfo | head -n1)
+	if [ -z "$CGROOT" ]; then
+		not_ok "no cgroup2 mount in /proc/self/mountinfo: cannot make cgroups"
+		finish
+		exit 1
+	fi
+}
+
+# remove_cgroup DIR: kill what is left in a cgroup of ours, then remove it
+# (its children first)
+remove_cgroup() {
+	[ -d "$1" ] || return 0
+	if [ -e "$1/cgroup.kill" ]; then
+		echo 1 >"$1/cgroup.kill" 2>/dev/null
+	else
+		xargs -r kill -9 <"$1/cgroup.procs" 2>/dev/null
+	fi
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		rmdir "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	echo "# could not remove $1"
+}
+
 require_root() {
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "not ok 1 - live tests need root"

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include "data/cgroup.h"
+#include "data/cgroup_names.h"
 #include "data/cgroup_rank.h"
 #include "data/schema.h"
 
@@ -105,6 +106,15 @@ static void remove_dir(const char *rel)
 
 	snprintf(path, sizeof(path), "%s/%s", tree, rel);
 	assert_int_equal(rmdir(path), 0);
+}
+
+static void rename_dir(const char *from, const char *to)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	snprintf(a, sizeof(a), "%s/%s", tree, from);
+	snprintf(b, sizeof(b), "%s/%s", tree, to);
+	assert_int_equal(rename(a, b), 0);
 }
 
 static __u64 ino_of(const char *rel)
@@ -250,6 +260,57 @@ static void test_names(void **state)
 	cgroup_names_free(names);
 }
 
+/*
+ * Which rows' cgroups are gone: a removed one, one never seen, not one
+ * that is still there or was renamed (found again by a walk, with its new
+ * path); gone ones leave the cache, and the removed row has its label.
+ */
+static void test_names_gone(void **state)
+{
+	struct pts_cgroup_fs fs;
+	struct pts_cgroup_names *names;
+	__u64 ids[5];
+	bool gone[5];
+	char buf[32];
+
+	(void)state;
+	fake_fs(&fs);
+	names = cgroup_names_new(&fs);
+	assert_non_null(names);
+	make_dir("d");
+	ids[0] = ino_of("a/b");
+	ids[1] = ino_of("c");
+	ids[2] = ino_of("d");
+	ids[3] = ino_of("");
+	ids[4] = 0xfffffff1ULL;		/* never there */
+	assert_int_equal(cgroup_names_resolve(names, ids, 5), 0);
+	remove_dir("c");
+	rename_dir("d", "e");
+	assert_int_equal(cgroup_names_gone(names, ids, 5, gone), 0);
+	assert_false(gone[0]);
+	assert_true(gone[1]);
+	assert_false(gone[2]);
+	assert_false(gone[3]);
+	assert_true(gone[4]);
+	assert_string_equal(cgroup_names_get(names, ids[0]), "/a/b");
+	assert_null(cgroup_names_get(names, ids[1]));
+	assert_string_equal(cgroup_names_get(names, ids[2]), "/e");
+	assert_string_equal(cgroup_names_get(names, ids[3]), "/");
+	/* the cache holds nothing of the gone: asked again, still gone */
+	assert_int_equal(cgroup_names_gone(names, ids + 1, 1, gone), 0);
+	assert_true(gone[0]);
+	assert_string_equal(cgroup_label(buf, sizeof(buf), NULL,
+					 PTS_CGROUP_REMOVED_ID), "removed");
+	cgroup_names_free(names);
+	/* without a cgroup v2 mount nothing can be said to be gone */
+	fs.mount[0] = '\0';
+	names = cgroup_names_new(&fs);
+	assert_non_null(names);
+	assert_int_equal(cgroup_names_gone(names, ids + 4, 1, gone), 0);
+	assert_false(gone[0]);
+	cgroup_names_free(names);
+}
+
 /* an entry with @calls pmd mremap calls and @faults 2M faults */
 static void set_row(struct pts_cgroup_entry *e, __u64 id, __u64 calls,
 		    __u64 faults)
@@ -368,6 +429,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resolve_not_v2, setup_tree,
 						teardown_tree),
 		cmocka_unit_test_setup_teardown(test_names, setup_tree,
+						teardown_tree),
+		cmocka_unit_test_setup_teardown(test_names_gone, setup_tree,
 						teardown_tree),
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_rows_match_schema),

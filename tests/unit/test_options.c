@@ -904,7 +904,7 @@ static void test_usage_options_parse(void **state)
 		assert_null(strstr(err, "unknown option"));
 		nr++;
 	}
-	assert_int_equal(nr, 24);
+	assert_int_equal(nr, 25);
 	free(text);
 }
 
