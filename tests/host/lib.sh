@@ -176,6 +176,43 @@ remove_cgroup() {
 	echo "# could not remove $1"
 }
 
+# run_in CGROUP COUNT: COUNT PMD-aligned moves of 16 MiB (8 PMD entries
+# each) in CGROUP: a shell moves itself into it, then execs the bench;
+# exported, so that "bash -c 'run_in A 1 & run_in B 2 & wait'" under
+# ptscope stat runs them as its children
+run_in() {
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" mremap --size 16M --align pmd --thp never --count "$3"' \
+		sh "$1" "$BENCH" "$2" >/dev/null
+}
+export -f run_in
+export BENCH
+
+# tracing FILE: a view's stderr in FILE says it has attached
+tracing() {
+	grep -qsxF "ptscope: tracing, Ctrl-C to stop" "$1"
+}
+
+# top_json_around OUT CMD [ARGS...]: "top --json -i 0.5 ARGS" into OUT
+# while the shell command CMD runs, until its last interval has ended
+# (TOP holds top's pid meanwhile, for a cleanup); 1 after a not ok when
+# top did not start
+top_json_around() {
+	local out=$1 cmd=$2 err=$TMP/top.err
+	shift 2
+	rm -f "$err"	# an earlier top's "tracing" line must not count
+	"$PTSCOPE" top --json -i 0.5 "$@" >"$out" 2>"$err" &
+	TOP=$!
+	if ! wait_for 60 tracing "$err"; then
+		not_ok "top $* did not start: $(head -c 300 "$err")"
+		return 1
+	fi
+	bash -c "$cmd"
+	sleep 1.2	# the last interval ends
+	kill -INT "$TOP"
+	wait "$TOP"
+	TOP=
+}
+
 require_root() {
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "not ok 1 - live tests need root"

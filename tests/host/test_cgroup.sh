@@ -40,12 +40,6 @@ fi
 
 # the workloads: in a 3 PMD-aligned moves of 16 MiB (24 PMD entries), in b
 # one (8 PMD entries); each shell moves itself into its cgroup, then execs
-run_in() {	# run_in CGROUP COUNT
-	sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" mremap --size 16M --align pmd --thp never --count "$3"' \
-		sh "$1" "$BENCH" "$2" >/dev/null
-}
-export -f run_in
-export BENCH
 WORKLOADS="run_in $A 3 & run_in $B 1 & wait"
 
 # a cgroup's value in a report: FILE PATH PYTHON-EXPR-OVER-c, or nothing
@@ -118,20 +112,9 @@ else
 	not_ok "ptscope stat --cgroup parent: $(head -c 300 "$TMP/p.err")"
 fi
 
-tracing() {
-	grep -qsxF "ptscope: tracing, Ctrl-C to stop" "$1"
-}
-
 # --- top --json, the parent as /proc/PID/cgroup writes it: per-interval
 # rows add up to each workload's geometry ---
-"$PTSCOPE" top --json -i 0.5 --cgroup "/$NAME" >"$TMP/top.json" 2>"$TMP/top.err" &
-TOP=$!
-if wait_for 60 tracing "$TMP/top.err"; then
-	bash -c "$WORKLOADS"
-	sleep 1.2	# the last interval ends
-	kill -INT "$TOP"
-	wait "$TOP"
-	TOP=
+if top_json_around "$TMP/top.json" "$WORKLOADS" --cgroup "/$NAME"; then
 	for p in "$REL_A:3" "$REL_B:1"; do
 		check_eq "top --json: ${p%:*} pmd calls over all intervals" "${p#*:}" \
 			"$(python3 -c 'import json, sys
@@ -142,8 +125,6 @@ for line in open(sys.argv[1]):
             n += c["mremap"]["classes"]["pmd"]["calls"]
 print(n)' "$TMP/top.json" "${p%:*}")"
 	done
-else
-	not_ok "top --cgroup did not start: $(head -c 300 "$TMP/top.err")"
 fi
 
 # --- snoop --cgroup b: b's one mremap, none of a's three ---

@@ -88,10 +88,6 @@ print(failed)
 PY
 }
 
-tracing() {
-	grep -qsxF "ptscope: tracing, Ctrl-C to stop" "$1"
-}
-
 port=$(free_port)
 "$PTSCOPE" export --listen "127.0.0.1:$port" --cgroup "$P" --cgroup-labels 5 \
 	>/dev/null 2>"$TMP/export.err" &
