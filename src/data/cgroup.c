@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cgroup v2 paths and ids (see cgroup.h). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cgroup v2 paths and ids: --cgroup PATH to the directory the BPF filter
- * holds, and the ids of the per-cgroup rows back to paths.
+ * cgroup v2 paths and ids: where cgroup v2 is mounted, and --cgroup PATH
+ * to the directory the BPF filter holds (cgroup_names.h turns the ids of
+ * the per-cgroup rows back to paths).
  *
  * A cgroup's id, what bpf_get_current_cgroup_id() returns, is the kernfs
  * node id of its directory (cgroup_id(), include/linux/cgroup.h).  On

@@ -190,7 +190,10 @@ static int cmp_cgroup_id(const void *a, const void *b)
 	return ca->id < cb->id ? -1 : ca->id > cb->id;
 }
 
-/* every row of the "cgroups" hash, sorted by id; rows are never deleted */
+/*
+ * every row of the "cgroups" hash, sorted by id; rows leave it only in
+ * cgroup_prune(), from this thread, so none goes missing during a read
+ */
 static int read_cgroups(int fd, struct pts_snapshot *snap)
 {
 	__u64 key, next, *prev = NULL;

@@ -66,9 +66,11 @@ void prom_put_seconds(FILE *out, uint64_t ns);
  * failed (open_memstream: -ENOMEM).
  *
  * Per cgroup, each family F of the schema's per-cgroup fields is
- * exported again as ptscope_cgroup_F (F without "ptscope_") with a
- * cgroup label: the cgroup v2 path of the cgroup_limit busiest, and
- * "other" for the sum of the rest.  F itself keeps its meaning (all of
+ * exported again as ptscope_cgroup_F (F without "ptscope_") with the
+ * labels cgroup, namespace, pod and container: cgroup is the cgroup v2
+ * path of the cgroup_limit busiest, "other" for the sum of the rest and
+ * "removed" for the row of removed cgroups; the other three name a pod's
+ * cgroup (kube.h), empty for the rest.  F itself keeps its meaning (all of
  * what was traced), so the sum of ptscope_cgroup_F over its cgroup label
  * is F, less the events of ptscope_events_dropped_total{reason=
  * "cgroup_map_full"} (and what happened between the reads of the rows
