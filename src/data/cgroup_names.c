@@ -202,6 +202,8 @@ static int cache_names(struct pts_cgroup_names *names, struct wanted *w)
 	struct cgroup_name *v;
 	size_t cap;
 
+	if (!w->nr)
+		return 0;
 	if (names->nr + w->nr > names->cap) {
 		cap = (names->nr + w->nr) * 2;
 		v = realloc(names->v, cap * sizeof(*v));

@@ -205,16 +205,19 @@ static int name_cgroups(struct pts_session *s, struct pts_snapshot *snap)
 	return err;
 }
 
-int session_tidy(struct pts_session *s)
+void session_tidy(struct pts_session *s)
 {
 	double now = mono_seconds();
 	int n;
 
 	if (!s->prune_cgroups || now - s->pruned_at < PTS_PRUNE_INTERVAL_S)
-		return 0;
+		return;
 	s->pruned_at = now;
 	n = cgroup_prune(s->eng.objs.cgroups_fd, s->cgroup_names);
-	return n < 0 ? n : 0;
+	if (n < 0)
+		fprintf(stderr, "ptscope: warning: moving the rows of removed "
+			"cgroups failed: %s; they stay until the next try\n",
+			strerror(-n));
 }
 
 /* @objs without the per-process maps (@procs false) or the cgroup rows */
@@ -223,10 +226,7 @@ static int read_session(struct pts_session *s, struct pts_objects objs,
 {
 	int err;
 
-	memset(snap, 0, sizeof(*snap));
-	err = session_tidy(s);
-	if (err)
-		return err;
+	session_tidy(s);
 	if (!procs)
 		objs.procs_fd = -1;	/* collector_read() skips them */
 	if (!s->cfg.cgroup_rows)

@@ -79,9 +79,10 @@ int session_read(struct pts_session *s, struct pts_snapshot *snap);
 int session_read_totals(struct pts_session *s, struct pts_snapshot *snap);
 /*
  * With prune_cgroups, at most every PTS_PRUNE_INTERVAL_S: the rows of
- * removed cgroups into the removed row (the reads do it too); 0 or -errno
+ * removed cgroups into the removed row (the reads do it too); a failure
+ * is a warning on stderr, and the next call tries again
  */
-int session_tidy(struct pts_session *s);
+void session_tidy(struct pts_session *s);
 /* trace @pid and, with follow_fork, the children it forks; 0 or -errno */
 int session_trace_pid(struct pts_session *s, pid_t pid);
 /* the event ring buffer (params.events), calling @fn per event; NULL

@@ -273,10 +273,8 @@ int exporter_serve(struct pts_exporter *ex, double deadline,
 				break;
 			ms = ms < 1000 ? ms : 1000;
 		}
-		err = ex->src->tidy ? ex->src->tidy(ex->src->ctx) : 0;
-		if (err)
-			fprintf(stderr, "ptscope: removing rows of removed "
-				"cgroups: %s\n", strerror(-err));
+		if (ex->src->tidy)
+			ex->src->tidy(ex->src->ctx);
 		err = httpd_step(ex->httpd, ms, wait_mask);
 		if (err && err != -EINTR) {
 			fprintf(stderr, "ptscope: waiting for connections "

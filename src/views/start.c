@@ -214,9 +214,9 @@ static int read_totals(void *ctx, struct pts_snapshot *snap)
 	return session_read_totals(ctx, snap);
 }
 
-static int tidy(void *ctx)
+static void tidy(void *ctx)
 {
-	return session_tidy(ctx);
+	session_tidy(ctx);
 }
 
 /* what the exporter serves of @s */
