@@ -1,5 +1,6 @@
 #!/bin/bash
-# Rows that outlive their cgroups: under one "ptscope export", 4300
+# Rows that outlive their cgroups: under top, 500 short-lived cgroups
+# whose calls every interval's rows count once; under one "ptscope export", 4300
 # short-lived cgroups (more than the 4096 rows of the BPF map), each
 # making one mremap call and removed right after.  The exporter moves the
 # rows of removed cgroups into cgroup="removed", so no event is dropped
@@ -13,13 +14,15 @@ require_root
 CHURN=${CHURN:-4300}	# short-lived cgroups, one mremap each
 LAST=3			# then these, kept to the end, two mremaps each
 EXPORTER=
+TOP=
 
 require_cgroup2
 P=$CGROOT/ptscope-churn-$$
 
 cleanup() {
+	[ -n "$TOP" ] && kill -INT "$TOP" 2>/dev/null && wait "$TOP"
 	[ -n "$EXPORTER" ] && kill -INT "$EXPORTER" 2>/dev/null && wait "$EXPORTER"
-	for d in "$P"/*/ "$P"; do
+	for d in "$P"/top/*/ "$P"/*/ "$P"; do
 		remove_cgroup "${d%/}"
 	done
 	rm -rf "$TMP"
@@ -88,6 +91,25 @@ print(failed)
 PY
 }
 
+export -f churn
+
+# --- top: every interval's rows, the removed row included, count each call
+# once (a row moved into the removed row is not counted again) ---
+TOP_CHURN=500
+mkdir "$P/top"
+if top_json_around "$TMP/top.json" "churn $P/top 1 $TOP_CHURN 1 >$TMP/top.failed" \
+	--cgroup "$P/top"; then
+	check_eq "top: cgroups that could not be made, run in or removed" 0 \
+		"$(cat "$TMP/top.failed")"
+	check_eq "top: calls over every interval's rows" "$TOP_CHURN" \
+		"$(python3 -c 'import json, sys
+print(sum(c["mremap"]["calls"] for l in open(sys.argv[1])
+          for c in json.loads(l).get("cgroups", [])))' "$TMP/top.json")"
+fi
+remove_cgroup "$P/top/home"
+remove_cgroup "$P/top"
+
+# --- export: more cgroups than the map has rows ---
 port=$(free_port)
 "$PTSCOPE" export --listen "127.0.0.1:$port" --cgroup "$P" --cgroup-labels 5 \
 	>/dev/null 2>"$TMP/export.err" &

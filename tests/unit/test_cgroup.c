@@ -323,6 +323,35 @@ static void set_row(struct pts_cgroup_entry *e, __u64 id, __u64 calls,
 	e->stats.mremap_ns = calls * 1000;
 }
 
+/*
+ * Between two reads cgroup 7 made one more call and was removed (its 4
+ * calls moved into the removed row), cgroup 8 made one: the interval's
+ * rows say 1 and 1, not the 4 moved calls again.
+ */
+static void test_removed_delta(void **state)
+{
+	struct pts_cgroup_entry prev_rows[3], now_rows[2];
+	struct pts_snapshot prev = { .cgroups = prev_rows, .nr_cgroups = 3,
+				     .has_cgroups = true };
+	struct pts_snapshot now = { .cgroups = now_rows, .nr_cgroups = 2,
+				    .has_cgroups = true };
+	struct pts_snapshot d;
+
+	(void)state;
+	set_row(&prev_rows[0], PTS_CGROUP_REMOVED_ID, 5, 0);
+	set_row(&prev_rows[1], 7, 3, 0);
+	set_row(&prev_rows[2], 8, 2, 0);
+	set_row(&now_rows[0], PTS_CGROUP_REMOVED_ID, 9, 0);
+	set_row(&now_rows[1], 8, 3, 0);
+	assert_int_equal(snapshot_delta(&now, &prev, &d), 0);
+	assert_int_equal(d.nr_cgroups, 2);
+	assert_int_equal(d.cgroups[0].id, PTS_CGROUP_REMOVED_ID);
+	assert_int_equal(cgroup_total_mremap(&d.cgroups[0].stats), 1);
+	assert_int_equal(d.cgroups[0].stats.mremap_ns, 1000);
+	assert_int_equal(cgroup_total_mremap(&d.cgroups[1].stats), 1);
+	snapshot_free(&d);
+}
+
 static void assert_fold_sums(const struct pts_snapshot *snap,
 			     const struct pts_cgroup_fold *fold)
 {
@@ -433,6 +462,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_names_gone, setup_tree,
 						teardown_tree),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_removed_delta),
 		cmocka_unit_test(test_rows_match_schema),
 	};
 
