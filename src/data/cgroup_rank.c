@@ -35,10 +35,12 @@ int cgroup_fold(const struct pts_snapshot *snap, size_t limit,
 	if (!all)
 		return -ENOMEM;
 	for (i = 0; i < snap->nr_cgroups; i++) {
-		if (snap->cgroups[i].id == PTS_CGROUP_REMOVED_ID)
-			out->removed = &snap->cgroups[i];
-		else
+		if (snap->cgroups[i].id == PTS_CGROUP_REMOVED_ID) {
+			out->removed = snap->cgroups[i].stats;
+			out->has_removed = true;
+		} else {
 			all[nr++] = &snap->cgroups[i];
+		}
 	}
 	qsort(all, nr, sizeof(*all), cmp_busiest);
 	out->top = all;

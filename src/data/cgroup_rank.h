@@ -6,6 +6,7 @@
 #ifndef PTSCOPE_CGROUP_RANK_H
 #define PTSCOPE_CGROUP_RANK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include "data/collector.h"
@@ -15,8 +16,9 @@ struct pts_cgroup_fold {
 	size_t nr_top;
 	struct pts_cgroup other;	/* the sum of every other row */
 	size_t folded;			/* how many rows that is */
-	/* the removed cgroups' row (never ranked), NULL: none */
-	const struct pts_cgroup_entry *removed;
+	/* the removed cgroups' row (never ranked), if has_removed */
+	struct pts_cgroup removed;
+	bool has_removed;
 };
 
 /* what "busiest" means: mremap calls plus hugepage faults, as top's default */

@@ -274,8 +274,7 @@ static void proc_sub(struct pts_proc *out, const struct pts_proc *a,
 		wo[i] = wa[i] - wb[i];
 }
 
-/* @a -= @b, every counter */
-static void cgroup_sub_row(struct pts_cgroup *a, const struct pts_cgroup *b)
+void cgroup_sub_row(struct pts_cgroup *a, const struct pts_cgroup *b)
 {
 	__u64 *wa = (__u64 *)a;
 	const __u64 *wb = (const __u64 *)b;

@@ -59,6 +59,8 @@ __u64 proc_total_faults(const struct pts_proc *p);
 void cgroup_snapshot(struct pts_snapshot *view, const struct pts_cgroup *c);
 /* @sum += @row, every counter */
 void cgroup_add_row(struct pts_cgroup *sum, const struct pts_cgroup *row);
+/* @a -= @b, every counter */
+void cgroup_sub_row(struct pts_cgroup *a, const struct pts_cgroup *b);
 /* the same for a cgroup: mremap calls, hugepage faults (alloc + fallback) */
 __u64 cgroup_total_mremap(const struct pts_cgroup *c);
 __u64 cgroup_total_faults(const struct pts_cgroup *c);

@@ -337,11 +337,10 @@ static void render_cgroup_field(const struct prom_input *in,
 		}
 		sum_labels("other", who);
 		put_cgroup_value(sc, f, i, who, &fold->other, name, out);
-		if (!fold->removed)
+		if (!fold->has_removed)
 			continue;
 		sum_labels("removed", who);
-		put_cgroup_value(sc, f, i, who, &fold->removed->stats, name,
-				 out);
+		put_cgroup_value(sc, f, i, who, &fold->removed, name, out);
 	}
 }
 
@@ -386,6 +385,10 @@ static int render_cgroups(const struct prom_input *in, FILE *out)
 		return 0;
 	if (cgroup_fold(in->snap, in->cgroup_limit, &fold))
 		return -ENOMEM;
+	if (in->carry && cgroup_carry_apply(in->carry, in->snap, &fold)) {
+		cgroup_fold_free(&fold);
+		return -ENOMEM;
+	}
 	schema_ctx(in, &sc);
 	for (i = 0; i < pts_nr_fields; i++) {
 		f = &pts_fields[i];

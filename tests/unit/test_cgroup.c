@@ -22,6 +22,7 @@
 #include <sys/statfs.h>
 #include "data/cgroup.h"
 #include "data/cgroup_names.h"
+#include "data/cgroup_carry.h"
 #include "data/cgroup_rank.h"
 #include "data/schema.h"
 
@@ -352,6 +353,59 @@ static void test_removed_delta(void **state)
 	snapshot_free(&d);
 }
 
+/* one scrape of @rows (@nr, sorted by id) with --cgroup-labels 1 */
+static void scrape(struct pts_cgroup_carry *carry,
+		   struct pts_cgroup_entry *rows, size_t nr,
+		   struct pts_cgroup_fold *fold)
+{
+	struct pts_snapshot snap = { .cgroups = rows, .nr_cgroups = nr,
+				     .has_cgroups = true };
+
+	assert_int_equal(cgroup_fold(&snap, 1, fold), 0);
+	assert_int_equal(cgroup_carry_apply(carry, &snap, fold), 0);
+}
+
+/*
+ * Scrape 1: a (5 calls) labelled, b (2) and c (1) in other.  Then b makes
+ * one more call and is removed: other keeps b's 2, removed gets only its
+ * new 1.  Then a makes one more and is removed, and d (4) comes and goes
+ * unseen: removed gets a's new 1 and d's 4, not a's 5 again.
+ */
+static void test_carry(void **state)
+{
+	struct pts_cgroup_carry carry = { 0 };
+	struct pts_cgroup_entry rows[4];
+	struct pts_cgroup_fold fold;
+
+	(void)state;
+	set_row(&rows[0], PTS_CGROUP_REMOVED_ID, 0, 0);
+	set_row(&rows[1], 7, 5, 0);
+	set_row(&rows[2], 8, 2, 0);
+	set_row(&rows[3], 9, 1, 0);
+	scrape(&carry, rows, 4, &fold);
+	assert_int_equal(fold.top[0]->id, 7);
+	assert_int_equal(cgroup_total_mremap(&fold.other), 3);
+	assert_int_equal(cgroup_total_mremap(&fold.removed), 0);
+	cgroup_fold_free(&fold);
+	set_row(&rows[0], PTS_CGROUP_REMOVED_ID, 3, 0);
+	set_row(&rows[1], 7, 6, 0);
+	set_row(&rows[2], 9, 1, 0);
+	scrape(&carry, rows, 3, &fold);
+	assert_int_equal(cgroup_total_mremap(&fold.top[0]->stats), 6);
+	assert_int_equal(cgroup_total_mremap(&fold.other), 3);
+	assert_int_equal(cgroup_total_mremap(&fold.removed), 1);
+	assert_int_equal(fold.removed.mremap_ns, 1000);
+	cgroup_fold_free(&fold);
+	set_row(&rows[0], PTS_CGROUP_REMOVED_ID, 3 + 7 + 4, 0);
+	set_row(&rows[1], 9, 1, 0);
+	scrape(&carry, rows, 2, &fold);
+	assert_int_equal(fold.top[0]->id, 9);
+	assert_int_equal(cgroup_total_mremap(&fold.other), 2);
+	assert_int_equal(cgroup_total_mremap(&fold.removed), 1 + 1 + 4);
+	cgroup_fold_free(&fold);
+	cgroup_carry_free(&carry);
+}
+
 static void assert_fold_sums(const struct pts_snapshot *snap,
 			     const struct pts_cgroup_fold *fold)
 {
@@ -463,6 +517,7 @@ int main(void)
 						teardown_tree),
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_removed_delta),
+		cmocka_unit_test(test_carry),
 		cmocka_unit_test(test_rows_match_schema),
 	};
 
