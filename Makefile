@@ -189,7 +189,8 @@ $(OUT)/static/$(ARCH)/ptscope-cases: bench/mremap-cases.c
 	$(CC) -static -O2 -Wall -Wextra -o $@ $<
 
 UNIT_TESTS := test_hist test_options test_engine test_catalog test_format test_diff test_stats test_prom \
-	test_schema test_listen test_httpd test_mapscan test_cgroup test_selfcheck
+	test_schema test_listen test_httpd test_mapscan test_cgroup test_selfcheck \
+	test_kube
 UNIT_BINS := $(patsubst %,$(OUT)/tests/%,$(UNIT_TESTS))
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)

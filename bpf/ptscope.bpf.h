@@ -63,9 +63,10 @@ struct {
 
 /*
  * Counts per cgroup v2, keyed by bpf_get_current_cgroup_id(), only with
- * cfg.cgroup_rows.  Rows are never deleted, so a counter never goes back;
- * when the map is full, what a new cgroup does is counted as
- * PTS_C_DROP_CGROUP_MAP (its totals are still counted).
+ * cfg.cgroup_rows.  The programs only add rows; user space moves the rows
+ * of removed cgroups into the row PTS_CGROUP_REMOVED_ID (no cgroup has
+ * id 0), so no count goes back.  When the map is full, what a new cgroup
+ * does is counted as PTS_C_DROP_CGROUP_MAP (its totals are still counted).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -300,11 +300,15 @@ struct pts_event {
 #define PTS_MAX_EXITED		16384
 #define PTS_MAX_TRACED		10240
 /*
- * Cgroups with a row.  Rows are never removed (a counter must not go
- * back), so a box that makes and removes cgroups all the time fills the
- * map: then events of new cgroups are counted as PTS_C_DROP_CGROUP_MAP.
- * 4096 rows of 688 bytes: 2.8 MiB of kernel memory, allocated up front.
+ * Cgroups with a row.  User space (top, export) removes the rows of
+ * removed cgroups and adds their counts to the row PTS_CGROUP_REMOVED_ID,
+ * so that counters never go back and the map does not fill with the dead
+ * (data/cgroup_prune.c); what new cgroups do while it is full anyway is
+ * counted as PTS_C_DROP_CGROUP_MAP.  4096 rows of 688 bytes: 2.8 MiB of
+ * kernel memory, allocated up front.
  */
 #define PTS_MAX_CGROUPS		4096
+/* the key of the removed cgroups' sum: no cgroup has id 0 (kernfs ids start at 1) */
+#define PTS_CGROUP_REMOVED_ID	0ULL
 
 #endif /* PTSCOPE_PTSCOPE_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cgroup v2 paths and ids: --cgroup PATH to the directory the BPF filter
- * holds, and the ids of the per-cgroup rows back to paths.
+ * cgroup v2 paths and ids: where cgroup v2 is mounted, and --cgroup PATH
+ * to the directory the BPF filter holds (cgroup_names.h turns the ids of
+ * the per-cgroup rows back to paths).
  *
  * A cgroup's id, what bpf_get_current_cgroup_id() returns, is the kernfs
  * node id of its directory (cgroup_id(), include/linux/cgroup.h).  On
@@ -56,23 +57,5 @@ int cgroup_fs_parse(FILE *mountinfo, struct pts_cgroup_fs *fs,
 int cgroup_resolve(const struct pts_cgroup_fs *fs, const char *arg,
 		   struct pts_cgroup_target *t, char *err, size_t errlen);
 void cgroup_target_close(struct pts_cgroup_target *t);
-
-/*
- * Paths of cgroup ids, cached: an id not known yet is looked for by one
- * walk of the tree for all unknown ids of a read.  An id the walk does not
- * find (the cgroup was removed before anyone looked, or cgroup v2 is not
- * mounted) is remembered as unknown and not looked for again.
- */
-struct pts_cgroup_names;
-
-struct pts_cgroup_names *cgroup_names_new(const struct pts_cgroup_fs *fs);
-void cgroup_names_free(struct pts_cgroup_names *names);
-/* find the paths of those of @ids not cached yet; 0 or -ENOMEM */
-int cgroup_names_resolve(struct pts_cgroup_names *names, const __u64 *ids,
-			 size_t nr);
-/* the cached path of @id ("/" is the root), NULL if unknown */
-const char *cgroup_names_get(const struct pts_cgroup_names *names, __u64 id);
-/* @path, or "id:N" for an unknown one, into @buf */
-const char *cgroup_label(char *buf, size_t len, const char *path, __u64 id);
 
 #endif

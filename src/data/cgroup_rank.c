@@ -22,20 +22,11 @@ static int cmp_busiest(const void *a, const void *b)
 	return ca->id < cb->id ? -1 : ca->id > cb->id;
 }
 
-static void add_row(struct pts_cgroup *sum, const struct pts_cgroup *row)
-{
-	size_t i;
-
-	sum->mremap_ns += row->mremap_ns;
-	for (i = 0; i < PTS_CG_NR_COUNTERS; i++)
-		sum->v[i] += row->v[i];
-}
-
 int cgroup_fold(const struct pts_snapshot *snap, size_t limit,
 		struct pts_cgroup_fold *out)
 {
 	const struct pts_cgroup_entry **all;
-	size_t i;
+	size_t i, nr = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!snap->nr_cgroups)
@@ -43,14 +34,20 @@ int cgroup_fold(const struct pts_snapshot *snap, size_t limit,
 	all = calloc(snap->nr_cgroups, sizeof(*all));
 	if (!all)
 		return -ENOMEM;
-	for (i = 0; i < snap->nr_cgroups; i++)
-		all[i] = &snap->cgroups[i];
-	qsort(all, snap->nr_cgroups, sizeof(*all), cmp_busiest);
+	for (i = 0; i < snap->nr_cgroups; i++) {
+		if (snap->cgroups[i].id == PTS_CGROUP_REMOVED_ID) {
+			out->removed = snap->cgroups[i].stats;
+			out->has_removed = true;
+		} else {
+			all[nr++] = &snap->cgroups[i];
+		}
+	}
+	qsort(all, nr, sizeof(*all), cmp_busiest);
 	out->top = all;
-	out->nr_top = limit < snap->nr_cgroups ? limit : snap->nr_cgroups;
-	for (i = out->nr_top; i < snap->nr_cgroups; i++)
-		add_row(&out->other, &all[i]->stats);
-	out->folded = snap->nr_cgroups - out->nr_top;
+	out->nr_top = limit < nr ? limit : nr;
+	for (i = out->nr_top; i < nr; i++)
+		cgroup_add_row(&out->other, &all[i]->stats);
+	out->folded = nr - out->nr_top;
 	return 0;
 }
 

@@ -190,7 +190,10 @@ static int cmp_cgroup_id(const void *a, const void *b)
 	return ca->id < cb->id ? -1 : ca->id > cb->id;
 }
 
-/* every row of the "cgroups" hash, sorted by id; rows are never deleted */
+/*
+ * every row of the "cgroups" hash, sorted by id; rows leave it only in
+ * cgroup_prune(), from this thread, so none goes missing during a read
+ */
 static int read_cgroups(int fd, struct pts_snapshot *snap)
 {
 	__u64 key, next, *prev = NULL;
@@ -208,6 +211,7 @@ static int read_cgroups(int fd, struct pts_snapshot *snap)
 			continue;
 		e->id = key;
 		e->path = NULL;
+		e->kube = NULL;
 		snap->nr_cgroups++;
 	}
 	if (snap->nr_cgroups)
@@ -270,16 +274,51 @@ static void proc_sub(struct pts_proc *out, const struct pts_proc *a,
 		wo[i] = wa[i] - wb[i];
 }
 
-/* out = now - prev per cgroup: a row new since @prev starts from zero */
+void cgroup_sub_row(struct pts_cgroup *a, const struct pts_cgroup *b)
+{
+	__u64 *wa = (__u64 *)a;
+	const __u64 *wb = (const __u64 *)b;
+	size_t w;
+
+	for (w = 0; w < sizeof(*a) / sizeof(__u64); w++)
+		wa[w] -= wb[w];
+}
+
+/*
+ * The removed row of @out grew by the rows moved into it since @prev (in
+ * @prev, gone from @now) as they were then: only what those cgroups did
+ * in between is new.
+ */
+static void removed_delta(const struct pts_snapshot *now,
+			  const struct pts_snapshot *prev,
+			  struct pts_snapshot *out)
+{
+	struct pts_cgroup_entry *removed = out->cgroups;
+	const struct pts_cgroup_entry *e;
+	size_t i;
+
+	if (!out->nr_cgroups || removed->id != PTS_CGROUP_REMOVED_ID)
+		return;		/* sorted by id: it is first, if there */
+	for (i = 0; i < prev->nr_cgroups; i++) {
+		e = &prev->cgroups[i];
+		if (e->id != PTS_CGROUP_REMOVED_ID &&
+		    !bsearch(e, now->cgroups, now->nr_cgroups, sizeof(*e),
+			     cmp_cgroup_id))
+			cgroup_sub_row(&removed->stats, &e->stats);
+	}
+}
+
+/*
+ * out = now - prev per cgroup: a row new since @prev starts from zero,
+ * the removed row counts only what was new in the rows moved into it
+ */
 static int cgroups_delta(const struct pts_snapshot *now,
 			 const struct pts_snapshot *prev,
 			 struct pts_snapshot *out)
 {
 	static const struct pts_cgroup zero_cgroup;
 	const struct pts_cgroup_entry *e, *old;
-	const __u64 *wa, *wb;
-	__u64 *wo;
-	size_t i, w;
+	size_t i;
 
 	out->has_cgroups = now->has_cgroups;
 	if (!now->nr_cgroups)
@@ -293,13 +332,11 @@ static int cgroups_delta(const struct pts_snapshot *now,
 						 prev->nr_cgroups, sizeof(*e),
 						 cmp_cgroup_id) : NULL;
 		out->cgroups[i] = *e;
-		wa = (const __u64 *)&e->stats;
-		wb = (const __u64 *)(old ? &old->stats : &zero_cgroup);
-		wo = (__u64 *)&out->cgroups[i].stats;
-		for (w = 0; w < sizeof(e->stats) / sizeof(__u64); w++)
-			wo[w] = wa[w] - wb[w];
+		cgroup_sub_row(&out->cgroups[i].stats,
+			       old ? &old->stats : &zero_cgroup);
 	}
 	out->nr_cgroups = now->nr_cgroups;
+	removed_delta(now, prev, out);
 	return 0;
 }
 
@@ -349,6 +386,15 @@ void cgroup_snapshot(struct pts_snapshot *view, const struct pts_cgroup *c)
 {
 	memset(view, 0, sizeof(*view));
 	memcpy(view->counters.v, c->v, sizeof(c->v));
+}
+
+void cgroup_add_row(struct pts_cgroup *sum, const struct pts_cgroup *row)
+{
+	size_t i;
+
+	sum->mremap_ns += row->mremap_ns;
+	for (i = 0; i < PTS_CG_NR_COUNTERS; i++)
+		sum->v[i] += row->v[i];
 }
 
 __u64 cgroup_total_mremap(const struct pts_cgroup *c)

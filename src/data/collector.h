@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include <ptscope/ptscope.h>
+#include "data/kube.h"
 #include "engine/objects.h"
 
 struct pts_proc_entry {
@@ -18,6 +19,7 @@ struct pts_proc_entry {
 struct pts_cgroup_entry {
 	__u64 id;		/* cgroup v2 id (bpf_get_current_cgroup_id()) */
 	const char *path;	/* the session's name of it, NULL: unknown */
+	const struct pts_kube_id *kube;	/* a pod's cgroup: its names */
 	struct pts_cgroup stats;
 };
 
@@ -55,6 +57,10 @@ __u64 proc_total_faults(const struct pts_proc *p);
  * renderers (schema_field_per_cgroup() says which of its fields are real)
  */
 void cgroup_snapshot(struct pts_snapshot *view, const struct pts_cgroup *c);
+/* @sum += @row, every counter */
+void cgroup_add_row(struct pts_cgroup *sum, const struct pts_cgroup *row);
+/* @a -= @b, every counter */
+void cgroup_sub_row(struct pts_cgroup *a, const struct pts_cgroup *b);
 /* the same for a cgroup: mremap calls, hugepage faults (alloc + fallback) */
 __u64 cgroup_total_mremap(const struct pts_cgroup *c);
 __u64 cgroup_total_faults(const struct pts_cgroup *c);

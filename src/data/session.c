@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "data/cgroup_prune.h"
 #include "data/session.h"
 
 void session_build_config(const struct pts_kfeatures *kf,
@@ -57,18 +58,31 @@ static int set_cgroup_filter(struct pts_session *s,
 	return 0;
 }
 
-/* the per-cgroup rows' names: where cgroup v2 is mounted, if it is */
-static int start_cgroup_names(struct pts_session *s)
+/*
+ * The per-cgroup rows' names: where cgroup v2 is mounted, if it is, and
+ * the kubelet's log directories; the removed row, where rows are pruned.
+ */
+static int start_cgroup_names(struct pts_session *s,
+			      const struct pts_session_params *p)
 {
 	struct pts_cgroup_fs fs;
+	int err;
 
 	if (!s->cfg.cgroup_rows)
 		return 0;
 	cgroup_fs_find(&fs);	/* not mounted: rows keep their ids */
 	s->cgroup_names = cgroup_names_new(&fs);
-	if (!s->cgroup_names) {
+	s->kube_logs = kube_logs_new(p->kube_logs ? p->kube_logs : "/var/log");
+	if (!s->cgroup_names || !s->kube_logs) {
 		fprintf(stderr, "ptscope: out of memory\n");
 		return -ENOMEM;
+	}
+	s->prune_cgroups = p->prune_cgroups;
+	err = s->prune_cgroups ? cgroup_prune_init(s->eng.objs.cgroups_fd) : 0;
+	if (err) {
+		fprintf(stderr, "ptscope: cannot make the row of removed "
+			"cgroups: %s\n", strerror(-err));
+		return err;
 	}
 	return 0;
 }
@@ -98,7 +112,7 @@ int session_start(struct pts_session *s, const struct pts_session_params *p)
 	}
 	err = set_cgroup_filter(s, p);
 	if (!err)
-		err = start_cgroup_names(s);
+		err = start_cgroup_names(s, p);
 	if (err) {
 		session_stop(s);
 		return err;
@@ -118,12 +132,14 @@ void session_stop(struct pts_session *s)
 	s->progs = NULL;
 	cgroup_names_free(s->cgroup_names);
 	s->cgroup_names = NULL;
+	kube_logs_free(s->kube_logs);
+	s->kube_logs = NULL;
 	engine_detach(&s->eng);
 	kfeatures_free(&s->kf);
 }
 
 /* the paths of @snap's cgroups, looked up for ids not seen before */
-static int name_cgroups(const struct pts_session *s, struct pts_snapshot *snap)
+static int name_cgroups(struct pts_session *s, struct pts_snapshot *snap)
 {
 	__u64 *ids;
 	size_t i;
@@ -138,18 +154,38 @@ static int name_cgroups(const struct pts_session *s, struct pts_snapshot *snap)
 		ids[i] = snap->cgroups[i].id;
 	err = cgroup_names_resolve(s->cgroup_names, ids, snap->nr_cgroups);
 	free(ids);
-	for (i = 0; i < snap->nr_cgroups; i++)
+	for (i = 0; i < snap->nr_cgroups; i++) {
 		snap->cgroups[i].path = cgroup_names_get(s->cgroup_names,
 							 snap->cgroups[i].id);
+		snap->cgroups[i].kube = cgroup_names_kube(s->cgroup_names,
+							  snap->cgroups[i].id,
+							  s->kube_logs);
+	}
 	return err;
 }
 
+void session_tidy(struct pts_session *s)
+{
+	double now = mono_seconds();
+	int n;
+
+	if (!s->prune_cgroups || now - s->pruned_at < PTS_PRUNE_INTERVAL_S)
+		return;
+	s->pruned_at = now;
+	n = cgroup_prune(s->eng.objs.cgroups_fd, s->cgroup_names);
+	if (n < 0)
+		fprintf(stderr, "ptscope: warning: moving the rows of removed "
+			"cgroups failed: %s; they stay until the next try\n",
+			strerror(-n));
+}
+
 /* @objs without the per-process maps (@procs false) or the cgroup rows */
-static int read_session(const struct pts_session *s, struct pts_objects objs,
+static int read_session(struct pts_session *s, struct pts_objects objs,
 			bool procs, struct pts_snapshot *snap)
 {
 	int err;
 
+	session_tidy(s);
 	if (!procs)
 		objs.procs_fd = -1;	/* collector_read() skips them */
 	if (!s->cfg.cgroup_rows)
@@ -158,12 +194,12 @@ static int read_session(const struct pts_session *s, struct pts_objects objs,
 	return err ? err : name_cgroups(s, snap);
 }
 
-int session_read(const struct pts_session *s, struct pts_snapshot *snap)
+int session_read(struct pts_session *s, struct pts_snapshot *snap)
 {
 	return read_session(s, s->eng.objs, true, snap);
 }
 
-int session_read_totals(const struct pts_session *s, struct pts_snapshot *snap)
+int session_read_totals(struct pts_session *s, struct pts_snapshot *snap)
 {
 	return read_session(s, s->eng.objs, false, snap);
 }

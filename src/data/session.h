@@ -14,6 +14,7 @@
 #include "engine/kfeatures.h"
 #include "engine/engine.h"
 #include "data/cgroup.h"
+#include "data/cgroup_names.h"
 #include "data/collector.h"
 #include "data/report_input.h"
 
@@ -30,6 +31,9 @@ struct pts_session_params {
 	/* --cgroup: only tasks in it and below (resolved); NULL: any */
 	const struct pts_cgroup_target *cgroup;
 	bool cgroup_rows;		/* count per cgroup too */
+	/* move the rows of removed cgroups into the removed row */
+	bool prune_cgroups;
+	const char *kube_logs;		/* --kube-logs DIR; NULL: /var/log */
 };
 
 /* a loaded BPF program, for its run-time statistics */
@@ -56,6 +60,9 @@ struct pts_session {
 	size_t nr_progs;
 	struct pts_cgroup_names *cgroup_names;	/* with cfg.cgroup_rows */
 	int attach_err;		/* engine_attach()'s -errno, if it failed */
+	struct pts_kube_logs *kube_logs;	/* the same */
+	bool prune_cgroups;
+	double pruned_at;		/* CLOCK_MONOTONIC of the last look */
 };
 
 /*
@@ -71,9 +78,15 @@ void session_build_config(const struct pts_kfeatures *kf,
  * counters, histograms, per-process rows, and per-cgroup rows with their
  * paths when the session counts per cgroup; 0 or -errno
  */
-int session_read(const struct pts_session *s, struct pts_snapshot *snap);
+int session_read(struct pts_session *s, struct pts_snapshot *snap);
 /* the same without the per-process rows (cheaper: the exporter) */
-int session_read_totals(const struct pts_session *s, struct pts_snapshot *snap);
+int session_read_totals(struct pts_session *s, struct pts_snapshot *snap);
+/*
+ * With prune_cgroups, at most every PTS_PRUNE_INTERVAL_S: the rows of
+ * removed cgroups into the removed row (the reads do it too); a failure
+ * is a warning on stderr, and the next call tries again
+ */
+void session_tidy(struct pts_session *s);
 /* trace @pid and, with follow_fork, the children it forks; 0 or -errno */
 int session_trace_pid(struct pts_session *s, pid_t pid);
 /* the event ring buffer (params.events), calling @fn per event; NULL

@@ -31,6 +31,7 @@ struct pts_exporter {
 	struct pts_httpd *httpd;
 	const char *listen_arg;	/* the option's ADDR:PORT */
 	bool verbose;		/* libmicrohttpd's log */
+	struct pts_cgroup_carry carry;	/* per cgroup: what the last page showed */
 };
 
 static void explain_listen_failure(const char *listen_arg, int err)
@@ -170,6 +171,7 @@ static int build_page(struct pts_exporter *ex, const struct pts_snapshot *snap,
 		.nr_progs = ex->src->nr_progs,
 		.progs_off = ex->stats_off[0] ? ex->stats_off : NULL,
 		.cgroup_limit = ex->src->cgroup_labels,
+		.carry = &ex->carry,
 	};
 	FILE *f = open_memstream(page, len);
 	int err;
@@ -272,7 +274,10 @@ int exporter_serve(struct pts_exporter *ex, double deadline,
 			ms = (long)((deadline - mono_seconds()) * 1000) + 1;
 			if (ms <= 0)
 				break;
+			ms = ms < 1000 ? ms : 1000;
 		}
+		if (ex->src->tidy)
+			ex->src->tidy(ex->src->ctx);
 		err = httpd_step(ex->httpd, ms, wait_mask);
 		if (err && err != -EINTR) {
 			fprintf(stderr, "ptscope: waiting for connections "
@@ -293,5 +298,6 @@ void exporter_close(struct pts_exporter *ex)
 	if (ex->stats_fd >= 0)
 		close(ex->stats_fd);
 	free(ex->progs);
+	cgroup_carry_free(&ex->carry);
 	free(ex);
 }

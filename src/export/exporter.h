@@ -24,6 +24,8 @@ struct pts_export_source {
 	 * (per-process rows are not served)
 	 */
 	int (*read)(void *ctx, struct pts_snapshot *snap);
+	/* between scrapes, about once a second: upkeep of the maps */
+	void (*tidy)(void *ctx);
 	void *ctx;
 	const struct pts_engine *eng;		/* attach paths of the metrics */
 	const struct pts_kfeatures *kf;		/* khugepaged result names */

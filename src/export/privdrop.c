@@ -4,9 +4,12 @@
  * statistics through fds opened earlier needs no capability on 6.5 and
  * later; before that, bpf() as a whole asks for CAP_BPF (CAP_SYS_ADMIN
  * before 5.8) while kernel.unprivileged_bpf_disabled is set, so whether
- * one capability stays is probed, not guessed.  The files read later
- * (/etc/localtime, /sys/devices/system/cpu/possible, and the cgroup v2
- * directories walked for the paths of new cgroup ids) are world-readable.
+ * one capability stays is probed, not guessed; the same holds for the
+ * updates and deletes of the cgroup rows (data/cgroup_prune.c).  The files
+ * read later (/etc/localtime, /sys/devices/system/cpu/possible, the cgroup
+ * v2 directories walked for the paths of new cgroup ids and stat()ed to
+ * see whether they are gone, and the kubelet's /var/log/pods and
+ * /var/log/containers) are world-readable.
  */
 #define _GNU_SOURCE
 #include <errno.h>

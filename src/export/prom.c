@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "data/cgroup.h"
+#include "data/cgroup_names.h"
 #include "data/cgroup_rank.h"
 #include "data/format.h"
 #include "data/hist.h"
@@ -265,28 +265,56 @@ static void put_cgroup_family(FILE *out, const char *name,
 			      const struct pts_field *f, size_t limit)
 {
 	fprintf(out, "# HELP %s Per cgroup v2 (the %zu busiest by mremap calls "
-		"and hugepage faults, the others summed as cgroup=\"other\"): ",
-		name, limit);
+		"and hugepage faults, the others summed as cgroup=\"other\", "
+		"removed cgroups as cgroup=\"removed\"; namespace, pod and "
+		"container name a pod's cgroups): ", name, limit);
 	prom_put_help_text(out, family_help(f));
 	fprintf(out, "\n# TYPE %s counter\n", name);
 }
 
-/* value @i of @f in @row, labelled cgroup=@cgroup first */
+#define CGROUP_LABELS	4	/* cgroup, namespace, pod, container */
+
+/* the labels of a cgroup's row: its path, and its pod's names if any */
+static void row_labels(const struct pts_cgroup_entry *e, char *id, size_t len,
+		       struct prom_label *l)
+{
+	const struct pts_kube_names *n = e->kube ? &e->kube->names : NULL;
+
+	l[0] = (struct prom_label){ "cgroup", cgroup_label(id, len, e->path,
+							   e->id) };
+	l[1] = (struct prom_label){ "namespace", n ? n->ns : "" };
+	l[2] = (struct prom_label){ "pod", n ? n->pod : "" };
+	l[3] = (struct prom_label){ "container", n ? n->container : "" };
+}
+
+/* the labels of a sum of rows: cgroup=@what, no pod */
+static void sum_labels(const char *what, struct prom_label *l)
+{
+	l[0] = (struct prom_label){ "cgroup", what };
+	l[1] = (struct prom_label){ "namespace", "" };
+	l[2] = (struct prom_label){ "pod", "" };
+	l[3] = (struct prom_label){ "container", "" };
+}
+
+/* value @i of @f in @row, labelled by @who first */
 static void put_cgroup_value(const struct pts_schema_ctx *sc,
 			     const struct pts_field *f, unsigned int i,
-			     const char *cgroup, const struct pts_cgroup *row,
-			     const char *name, FILE *out)
+			     const struct prom_label *who,
+			     const struct pts_cgroup *row, const char *name,
+			     FILE *out)
 {
-	struct prom_label l[3] = { { "cgroup", cgroup } };
+	struct prom_label l[CGROUP_LABELS + 2];
 	char value[32], order[12];
 	int nr;
 
-	nr = field_labels(sc, f, i, l + 1, value, sizeof(value), order,
-			  sizeof(order));
-	put_u64(out, name, l, nr + 1, schema_cgroup_counter(f, row, i));
+	memcpy(l, who, CGROUP_LABELS * sizeof(*l));
+	nr = field_labels(sc, f, i, l + CGROUP_LABELS, value, sizeof(value),
+			  order, sizeof(order));
+	put_u64(out, name, l, nr + CGROUP_LABELS,
+		schema_cgroup_counter(f, row, i));
 }
 
-/* the values of @f the unlabelled family shows, per cgroup and other */
+/* the values of @f the unlabelled family shows, per cgroup, other, removed */
 static void render_cgroup_field(const struct prom_input *in,
 				const struct pts_schema_ctx *sc,
 				const struct pts_field *f,
@@ -294,7 +322,7 @@ static void render_cgroup_field(const struct prom_input *in,
 				const char *name, FILE *out)
 {
 	unsigned int i, n = schema_label_count(f);
-	const struct pts_cgroup_entry *e;
+	struct prom_label who[CGROUP_LABELS];
 	char id[32];
 	size_t c;
 
@@ -303,12 +331,16 @@ static void render_cgroup_field(const struct prom_input *in,
 		    !schema_label_shown(sc, f, in->snap, i))
 			continue;
 		for (c = 0; c < fold->nr_top; c++) {
-			e = fold->top[c];
-			put_cgroup_value(sc, f, i, cgroup_label(id, sizeof(id),
-								e->path, e->id),
-					 &e->stats, name, out);
+			row_labels(fold->top[c], id, sizeof(id), who);
+			put_cgroup_value(sc, f, i, who, &fold->top[c]->stats,
+					 name, out);
 		}
-		put_cgroup_value(sc, f, i, "other", &fold->other, name, out);
+		sum_labels("other", who);
+		put_cgroup_value(sc, f, i, who, &fold->other, name, out);
+		if (!fold->has_removed)
+			continue;
+		sum_labels("removed", who);
+		put_cgroup_value(sc, f, i, who, &fold->removed, name, out);
 	}
 }
 
@@ -323,16 +355,16 @@ static void put_gauge(FILE *out, const char *name, const char *help,
 static void render_cgroup_limits(const struct prom_input *in,
 				 const struct pts_cgroup_fold *fold, FILE *out)
 {
-	char help[160];
+	char help[200];
 
 	put_gauge(out, "ptscope_cgroup_labels_limit", "Cgroups that get a "
 		  "cgroup label of their own in the ptscope_cgroup_* families "
 		  "(--cgroup-labels).", in->cgroup_limit);
 	put_gauge(out, "ptscope_cgroup_labels_folded", "Cgroups summed into "
 		  "cgroup=\"other\" at this scrape.", fold->folded);
-	snprintf(help, sizeof(help), "Cgroups with a row of counts in the BPF "
-		 "map; at %d, what new cgroups do is dropped (reason "
-		 "cgroup_map_full).", PTS_MAX_CGROUPS);
+	snprintf(help, sizeof(help), "Rows of counts in the BPF map (live "
+		 "cgroups and the removed ones' sum); at %d, what new cgroups "
+		 "do is dropped (reason cgroup_map_full).", PTS_MAX_CGROUPS);
 	put_gauge(out, "ptscope_cgroup_rows", help, in->snap->nr_cgroups);
 }
 
@@ -353,6 +385,10 @@ static int render_cgroups(const struct prom_input *in, FILE *out)
 		return 0;
 	if (cgroup_fold(in->snap, in->cgroup_limit, &fold))
 		return -ENOMEM;
+	if (in->carry && cgroup_carry_apply(in->carry, in->snap, &fold)) {
+		cgroup_fold_free(&fold);
+		return -ENOMEM;
+	}
 	schema_ctx(in, &sc);
 	for (i = 0; i < pts_nr_fields; i++) {
 		f = &pts_fields[i];

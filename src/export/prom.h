@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "data/cgroup_carry.h"
 #include "data/collector.h"
 #include "data/schema.h"
 #include "engine/engine.h"
@@ -50,6 +51,11 @@ struct prom_input {
 	 * cgroup label in the ptscope_cgroup_* families; 0: no such families
 	 */
 	size_t cgroup_limit;
+	/*
+	 * what the last page showed per cgroup, so that a removed cgroup's
+	 * counts are shown once (cgroup_carry.h); NULL: shown as the rows are
+	 */
+	struct pts_cgroup_carry *carry;
 };
 
 /* label values: backslash, double quote and newline are escaped */
@@ -66,9 +72,12 @@ void prom_put_seconds(FILE *out, uint64_t ns);
  * failed (open_memstream: -ENOMEM).
  *
  * Per cgroup, each family F of the schema's per-cgroup fields is
- * exported again as ptscope_cgroup_F (F without "ptscope_") with a
- * cgroup label: the cgroup v2 path of the cgroup_limit busiest, and
- * "other" for the sum of the rest.  F itself keeps its meaning (all of
+ * exported again as ptscope_cgroup_F (F without "ptscope_") with the
+ * labels cgroup, namespace, pod and container: cgroup is the cgroup v2
+ * path of the cgroup_limit busiest, "other" for the sum of the rest and
+ * "removed" for the row of removed cgroups (less what earlier pages
+ * showed of them: in->carry); the other three name a pod's
+ * cgroup (kube.h), empty for the rest.  F itself keeps its meaning (all of
  * what was traced), so the sum of ptscope_cgroup_F over its cgroup label
  * is F, less the events of ptscope_events_dropped_total{reason=
  * "cgroup_map_full"} (and what happened between the reads of the rows

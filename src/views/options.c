@@ -40,6 +40,7 @@
 #define OPT_ALPHA	(OPT_FIRST_LONG + 10)
 #define OPT_LIBBPF_DEBUG	(OPT_FIRST_LONG + 11)
 #define OPT_TIME	(OPT_FIRST_LONG + 12)
+#define OPT_KUBE_LOGS	(OPT_FIRST_LONG + 13)
 
 struct cmd_spec {
 	const char *name;
@@ -255,6 +256,12 @@ static const struct opt_spec opt_specs[] = {
 		  "(ptscope_cgroup_*) for the N busiest cgroups, the others "
 		  "summed as cgroup=\"other\"; 0: no cgroup label",
 	  .dflt = PTS_STR(PTS_DEFAULT_CGROUP_LABELS) },
+	{ .name = "kube-logs", .val = OPT_KUBE_LOGS, .arg = "DIR",
+	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_STAT) | CMD(PTS_CMD_EXPORT),
+	  .refuse = "--kube-logs applies to top, stat and export",
+	  .help = "the kubelet's log directories, DIR/pods and DIR/containers, "
+		  "which name the namespace, pod and container of a pod's "
+		  "cgroup", .dflt = "/var/log" },
 	{ .name = "metric", .val = OPT_METRIC, .arg = "NAME",
 	  .cmds = CMDS_TRACING | CMD(PTS_CMD_PROBE),
 	  .help = "also attach an opt-in metric, off by default for its cost:",
@@ -683,6 +690,12 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 					 "cgroups from 0 to "
 					 PTS_STR(PTS_MAX_CGROUPS), err, errlen);
 		opts->cgroup_labels = strcmp(arg, "0") ? (int)v : 0;
+		return 0;
+	case OPT_KUBE_LOGS:
+		if (!*arg)
+			return bad_value("--kube-logs", arg, "a directory", err,
+					 errlen);
+		opts->kube_logs = arg;
 		return 0;
 	case OPT_REPEAT:
 		if (parse_positive(arg, PTS_MAX_REPEAT, &v))

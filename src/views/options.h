@@ -70,6 +70,7 @@ struct pts_options {
 	int nr_opt_in;
 	const char *cgroup;		/* --cgroup PATH: NULL for any */
 	int cgroup_labels;		/* export: --cgroup-labels N */
+	const char *kube_logs;		/* --kube-logs DIR: NULL for /var/log */
 	int repeat;			/* stat: --repeat N runs or windows */
 	bool diff_all;			/* diff: --all rows */
 	bool fail_on_change;		/* diff: exit 1 on a change */

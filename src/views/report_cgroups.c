@@ -2,12 +2,13 @@
 /*
  * The per-cgroup table of top and stat: one row per cgroup v2, the
  * columns of top's process table, the level moves where they are traced,
- * and the cgroup's path last (paths are long).
+ * and the cgroup's path last (paths are long), or for a pod's cgroup its
+ * namespace/pod/container; "removed" sums the cgroups removed meanwhile.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "data/cgroup.h"
+#include "data/cgroup_names.h"
 #include "data/format.h"
 #include "views/report.h"
 
@@ -100,6 +101,7 @@ static void table_row(FILE *out, const struct pts_report *rep,
 	unsigned int small = schema_order_64k(rep->page_size);
 	unsigned int pmd = schema_order_pmd(rep->page_size);
 	char lat[32], id[32], path[FMT_ESCAPED_LEN(CGROUP_PATH_SHOWN)];
+	char kube[CGROUP_PATH_SHOWN];
 	size_t i;
 
 	for (i = 0; i < PTS_MAX_ORDER; i++)
@@ -118,7 +120,8 @@ static void table_row(FILE *out, const struct pts_report *rep,
 	for (i = 0; levels && i < NR_LEVEL_COLS; i++)
 		fprintf(out, " %7llu", (unsigned long long)schema_cgroup_counter(
 				schema_find("mremap_levels", level_keys[i]), c, 0));
-	fprintf(out, "  %s\n", fmt_escape(path, sizeof(path),
+	fprintf(out, "  %s\n", fmt_escape(path, sizeof(path), e->kube ?
+					  kube_label(kube, sizeof(kube), e->kube) :
 					  cgroup_label(id, sizeof(id), e->path,
 						       e->id)));
 }
@@ -137,7 +140,9 @@ void report_cgroups_text(FILE *out, const struct pts_report *rep,
 		levels ? ", page-table entries moved (*-MV)" : "");
 	table_head(out, rep, levels);
 	for (i = 0; i < s->nr_cgroups && shown < rows; i++) {
-		if (active && !cgroup_total_mremap(&s->cgroups[i].stats) &&
+		/* the removed cgroups' row only once it holds something */
+		if ((active || s->cgroups[i].id == PTS_CGROUP_REMOVED_ID) &&
+		    !cgroup_total_mremap(&s->cgroups[i].stats) &&
 		    !cgroup_total_faults(&s->cgroups[i].stats))
 			continue;
 		table_row(out, rep, &s->cgroups[i], levels);

@@ -3,6 +3,7 @@
 #include <glob.h>
 #include <stdio.h>
 #include <string.h>
+#include "data/cgroup_rank.h"
 #include "data/format.h"
 #include "data/hist.h"
 #include "data/selfcheck.h"
@@ -345,6 +346,37 @@ static json_object *procs_json(const struct pts_report *rep,
 	return arr;
 }
 
+/* a string field, null when @v is empty */
+static json_object *json_string_or_null(const char *v)
+{
+	return v && v[0] ? fmt_json_string(v) : NULL;
+}
+
+/*
+ * A pod's cgroup: namespace, pod, container as Prometheus labels them
+ * (without log entries: no namespace, the pod's UID, the container's id),
+ * whether the log directories named them, the UID, the id and the QoS
+ * class; for any other cgroup all null.
+ */
+static void kube_json(json_object *o, const struct pts_kube_id *k)
+{
+	const struct pts_kube_names *n = k ? &k->names : NULL;
+
+	json_object_object_add(o, "namespace", json_string_or_null(
+				       n ? n->ns : NULL));
+	json_object_object_add(o, "pod", json_string_or_null(n ? n->pod : NULL));
+	json_object_object_add(o, "container", json_string_or_null(
+				       n ? n->container : NULL));
+	json_object_object_add(o, "named", k ? json_object_new_boolean(
+				       k->named) : NULL);
+	json_object_object_add(o, "pod_uid", json_string_or_null(
+				       k ? k->ref.pod_uid : NULL));
+	json_object_object_add(o, "container_id", json_string_or_null(
+				       k ? k->ref.container_id : NULL));
+	json_object_object_add(o, "qos", k ? json_object_new_string(
+				       kube_qos_name(k->ref.qos)) : NULL);
+}
+
 /*
  * One cgroup: its id and path, and the schema sections kept per cgroup
  * with the fields the rows hold, read through @view (a snapshot of the
@@ -360,6 +392,9 @@ static json_object *cgroup_json(const struct pts_schema_ctx *sc,
 	json_object_object_add(o, "id", json_u64(e->id));
 	json_object_object_add(o, "path", e->path ? fmt_json_string(e->path) :
 				NULL);
+	json_object_object_add(o, "removed", json_object_new_boolean(
+				       e->id == PTS_CGROUP_REMOVED_ID));
+	kube_json(o, e->kube);
 	cgroup_snapshot(view, &e->stats);
 	for (i = 0; i < pts_nr_sections; i++)
 		if (pts_sections[i].per_cgroup &&
@@ -380,7 +415,10 @@ static json_object *cgroups_json(const struct pts_schema_ctx *sc,
 	size_t i;
 
 	for (i = 0; view && i < s->nr_cgroups; i++)
-		json_object_array_add(arr, cgroup_json(sc, &s->cgroups[i], view));
+		if (s->cgroups[i].id != PTS_CGROUP_REMOVED_ID ||
+		    cgroup_activity(&s->cgroups[i].stats))
+			json_object_array_add(arr, cgroup_json(sc, &s->cgroups[i],
+							       view));
 	free(view);
 	return arr;
 }

@@ -216,6 +216,10 @@ int view_session_start(struct pts_session *s, const struct pts_options *opts,
 		.events = opts->cmd == PTS_CMD_SNOOP,
 		.probe_only = opts->cmd == PTS_CMD_PROBE,
 		.cgroup_rows = wants_cgroup_rows(opts),
+		/* the long runs; stat keeps every run's rows to the end */
+		.prune_cgroups = opts->cmd == PTS_CMD_TOP ||
+				 opts->cmd == PTS_CMD_EXPORT,
+		.kube_logs = opts->kube_logs,
 	};
 	int ret;
 
@@ -241,12 +245,18 @@ static int read_totals(void *ctx, struct pts_snapshot *snap)
 	return session_read_totals(ctx, snap);
 }
 
+static void tidy(void *ctx)
+{
+	session_tidy(ctx);
+}
+
 /* what the exporter serves of @s */
 static void export_source(struct pts_session *s, struct pts_export_source *src,
 			  const struct pts_options *opts)
 {
 	*src = (struct pts_export_source){
 		.read = read_totals,
+		.tidy = tidy,
 		.ctx = s,
 		.eng = &s->eng,
 		.kf = &s->kf,

@@ -183,6 +183,70 @@ make_or_bail() {
 	fi
 }
 
+# require_cgroup2: the cgroup2 mount in CGROOT (/sys/fs/cgroup, or
+# /sys/fs/cgroup/unified on a hybrid box); without one the test ends
+require_cgroup2() {
+	CGROOT=$(sed -n 's/^[^ ]* [^ ]* [^ ]* \/ \([^ ]*\) .* - cgroup2 .*/\1/p' /proc/self/mountinfo | head -n1)
+	if [ -z "$CGROOT" ]; then
+		not_ok "no cgroup2 mount in /proc/self/mountinfo: cannot make cgroups"
+		finish
+		exit 1
+	fi
+}
+
+# remove_cgroup DIR: kill what is left in a cgroup of ours, then remove it
+# (its children first)
+remove_cgroup() {
+	[ -d "$1" ] || return 0
+	if [ -e "$1/cgroup.kill" ]; then
+		echo 1 >"$1/cgroup.kill" 2>/dev/null
+	else
+		xargs -r kill -9 <"$1/cgroup.procs" 2>/dev/null
+	fi
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		rmdir "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	echo "# could not remove $1"
+}
+
+# run_in CGROUP COUNT: COUNT PMD-aligned moves of 16 MiB (8 PMD entries
+# each) in CGROUP: a shell moves itself into it, then execs the bench;
+# exported, so that "bash -c 'run_in A 1 & run_in B 2 & wait'" under
+# ptscope stat runs them as its children
+run_in() {
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" mremap --size 16M --align pmd --thp never --count "$3"' \
+		sh "$1" "$BENCH" "$2" >/dev/null
+}
+export -f run_in
+export BENCH
+
+# tracing FILE: a view's stderr in FILE says it has attached
+tracing() {
+	grep -qsxF "ptscope: tracing, Ctrl-C to stop" "$1"
+}
+
+# top_json_around OUT CMD [ARGS...]: "top --json -i 0.5 ARGS" into OUT
+# while the shell command CMD runs, until its last interval has ended
+# (TOP holds top's pid meanwhile, for a cleanup); 1 after a not ok when
+# top did not start
+top_json_around() {
+	local out=$1 cmd=$2 err=$TMP/top.err
+	shift 2
+	rm -f "$err"	# an earlier top's "tracing" line must not count
+	"$PTSCOPE" top --json -i 0.5 "$@" >"$out" 2>"$err" &
+	TOP=$!
+	if ! wait_for 60 tracing "$err"; then
+		not_ok "top $* did not start: $(head -c 300 "$err")"
+		return 1
+	fi
+	bash -c "$cmd"
+	sleep 1.2	# the last interval ends
+	kill -INT "$TOP"
+	wait "$TOP"
+	TOP=
+}
+
 require_root() {
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "not ok 1 - live tests need root"

@@ -13,34 +13,13 @@ TOP=
 SNOOP=
 EXPORTER=
 
-# the cgroup2 mount: /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid box
-CGROOT=$(sed -n 's/^[^ ]* [^ ]* [^ ]* \/ \([^ ]*\) .* - cgroup2 .*/\1/p' /proc/self/mountinfo | head -n1)
-if [ -z "$CGROOT" ]; then
-	not_ok "no cgroup2 mount in /proc/self/mountinfo: cannot test --cgroup"
-	finish
-	exit 1
-fi
+require_cgroup2
 NAME=ptscope-test-$$
 P=$CGROOT/$NAME		# the parent; a and b below it
 A=$P/ptscope-test-a
 B=$P/ptscope-test-b
 REL_A=/$NAME/ptscope-test-a	# as /proc/PID/cgroup and ptscope write them
 REL_B=/$NAME/ptscope-test-b
-
-# kill what is left in a cgroup of ours, then remove it (children first)
-remove_cgroup() {
-	[ -d "$1" ] || return 0
-	if [ -e "$1/cgroup.kill" ]; then
-		echo 1 >"$1/cgroup.kill" 2>/dev/null
-	else
-		xargs -r kill -9 <"$1/cgroup.procs" 2>/dev/null
-	fi
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		rmdir "$1" 2>/dev/null && return 0
-		sleep 0.2
-	done
-	echo "# could not remove $1"
-}
 
 cleanup() {
 	[ -n "$TOP" ] && kill -INT "$TOP" 2>/dev/null && wait "$TOP"
@@ -61,12 +40,6 @@ fi
 
 # the workloads: in a 3 PMD-aligned moves of 16 MiB (24 PMD entries), in b
 # one (8 PMD entries); each shell moves itself into its cgroup, then execs
-run_in() {	# run_in CGROUP COUNT
-	sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" mremap --size 16M --align pmd --thp never --count "$3"' \
-		sh "$1" "$BENCH" "$2" >/dev/null
-}
-export -f run_in
-export BENCH
 WORKLOADS="run_in $A 3 & run_in $B 1 & wait"
 
 # a cgroup's value in a report: FILE PATH PYTHON-EXPR-OVER-c, or nothing
@@ -139,20 +112,9 @@ else
 	not_ok "ptscope stat --cgroup parent: $(head -c 300 "$TMP/p.err")"
 fi
 
-tracing() {
-	grep -qsxF "ptscope: tracing, Ctrl-C to stop" "$1"
-}
-
 # --- top --json, the parent as /proc/PID/cgroup writes it: per-interval
 # rows add up to each workload's geometry ---
-"$PTSCOPE" top --json -i 0.5 --cgroup "/$NAME" >"$TMP/top.json" 2>"$TMP/top.err" &
-TOP=$!
-if wait_for 60 tracing "$TMP/top.err"; then
-	bash -c "$WORKLOADS"
-	sleep 1.2	# the last interval ends
-	kill -INT "$TOP"
-	wait "$TOP"
-	TOP=
+if top_json_around "$TMP/top.json" "$WORKLOADS" --cgroup "/$NAME"; then
 	for p in "$REL_A:3" "$REL_B:1"; do
 		check_eq "top --json: ${p%:*} pmd calls over all intervals" "${p#*:}" \
 			"$(python3 -c 'import json, sys
@@ -163,8 +125,6 @@ for line in open(sys.argv[1]):
             n += c["mremap"]["classes"]["pmd"]["calls"]
 print(n)' "$TMP/top.json" "${p%:*}")"
 	done
-else
-	not_ok "top --cgroup did not start: $(head -c 300 "$TMP/top.err")"
 fi
 
 # --- snoop --cgroup b: b's one mremap, none of a's three ---
@@ -209,23 +169,25 @@ export_after() {
 	EXPORTER=
 }
 
+# the labels of a cgroup that is not a pod's
+NOPOD='namespace="",pod="",container=""'
 if export_after 1 "$TMP/page.txt"; then
 	series='ptscope_cgroup_mremap_calls_total'
 	check_eq "export: $REL_A labelled" 3 \
-		"$(value "$TMP/page.txt" "$series{cgroup=\"$REL_A\",class=\"pmd\"}")"
+		"$(value "$TMP/page.txt" "$series{cgroup=\"$REL_A\",$NOPOD,class=\"pmd\"}")"
 	check_eq "export: $REL_B folded into other" 1 \
-		"$(value "$TMP/page.txt" "$series{cgroup=\"other\",class=\"pmd\"}")"
+		"$(value "$TMP/page.txt" "$series{cgroup=\"other\",$NOPOD,class=\"pmd\"}")"
 	check_eq "export: no series of $REL_B" 0 "$(grep -c "cgroup=\"$REL_B\"" "$TMP/page.txt")"
 	check_eq "export: ptscope_cgroup_labels_limit" 1 "$(value "$TMP/page.txt" ptscope_cgroup_labels_limit)"
 	check_eq "export: ptscope_cgroup_labels_folded" 1 "$(value "$TMP/page.txt" ptscope_cgroup_labels_folded)"
 	check_eq "export: pmd bytes of $REL_A" $((48 * MiB)) \
-		"$(value "$TMP/page.txt" "ptscope_cgroup_mremap_bytes_total{cgroup=\"$REL_A\",class=\"pmd\"}")"
+		"$(value "$TMP/page.txt" "ptscope_cgroup_mremap_bytes_total{cgroup=\"$REL_A\",$NOPOD,class=\"pmd\"}")"
 	# every per-cgroup series sums to its unlabelled one over the cgroup label
 	bad=$(awk '
 		/^ptscope_cgroup_[a-z_]*\{cgroup="/ {
 			name = $1
 			sub(/^ptscope_cgroup_/, "ptscope_", name)
-			sub(/cgroup="[^"]*",?/, "", name)
+			sub(/cgroup="[^"]*",namespace="[^"]*",pod="[^"]*",container="[^"]*",?/, "", name)
 			sub(/\{\}$/, "", name)
 			sum[name] += $2
 			next

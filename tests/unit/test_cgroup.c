@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include "data/cgroup.h"
+#include "data/cgroup_names.h"
+#include "data/cgroup_carry.h"
 #include "data/cgroup_rank.h"
 #include "data/schema.h"
 
@@ -105,6 +107,15 @@ static void remove_dir(const char *rel)
 
 	snprintf(path, sizeof(path), "%s/%s", tree, rel);
 	assert_int_equal(rmdir(path), 0);
+}
+
+static void rename_dir(const char *from, const char *to)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	snprintf(a, sizeof(a), "%s/%s", tree, from);
+	snprintf(b, sizeof(b), "%s/%s", tree, to);
+	assert_int_equal(rename(a, b), 0);
 }
 
 static __u64 ino_of(const char *rel)
@@ -250,6 +261,57 @@ static void test_names(void **state)
 	cgroup_names_free(names);
 }
 
+/*
+ * Which rows' cgroups are gone: a removed one, one never seen, not one
+ * that is still there or was renamed (found again by a walk, with its new
+ * path); gone ones leave the cache, and the removed row has its label.
+ */
+static void test_names_gone(void **state)
+{
+	struct pts_cgroup_fs fs;
+	struct pts_cgroup_names *names;
+	__u64 ids[5];
+	bool gone[5];
+	char buf[32];
+
+	(void)state;
+	fake_fs(&fs);
+	names = cgroup_names_new(&fs);
+	assert_non_null(names);
+	make_dir("d");
+	ids[0] = ino_of("a/b");
+	ids[1] = ino_of("c");
+	ids[2] = ino_of("d");
+	ids[3] = ino_of("");
+	ids[4] = 0xfffffff1ULL;		/* never there */
+	assert_int_equal(cgroup_names_resolve(names, ids, 5), 0);
+	remove_dir("c");
+	rename_dir("d", "e");
+	assert_int_equal(cgroup_names_gone(names, ids, 5, gone), 0);
+	assert_false(gone[0]);
+	assert_true(gone[1]);
+	assert_false(gone[2]);
+	assert_false(gone[3]);
+	assert_true(gone[4]);
+	assert_string_equal(cgroup_names_get(names, ids[0]), "/a/b");
+	assert_null(cgroup_names_get(names, ids[1]));
+	assert_string_equal(cgroup_names_get(names, ids[2]), "/e");
+	assert_string_equal(cgroup_names_get(names, ids[3]), "/");
+	/* the cache holds nothing of the gone: asked again, still gone */
+	assert_int_equal(cgroup_names_gone(names, ids + 1, 1, gone), 0);
+	assert_true(gone[0]);
+	assert_string_equal(cgroup_label(buf, sizeof(buf), NULL,
+					 PTS_CGROUP_REMOVED_ID), "removed");
+	cgroup_names_free(names);
+	/* without a cgroup v2 mount nothing can be said to be gone */
+	fs.mount[0] = '\0';
+	names = cgroup_names_new(&fs);
+	assert_non_null(names);
+	assert_int_equal(cgroup_names_gone(names, ids + 4, 1, gone), 0);
+	assert_false(gone[0]);
+	cgroup_names_free(names);
+}
+
 /* an entry with @calls pmd mremap calls and @faults 2M faults */
 static void set_row(struct pts_cgroup_entry *e, __u64 id, __u64 calls,
 		    __u64 faults)
@@ -260,6 +322,88 @@ static void set_row(struct pts_cgroup_entry *e, __u64 id, __u64 calls,
 	e->stats.v[PTS_C_MREMAP_OLD_BYTES + PTS_MREMAP_PMD] = calls << 21;
 	e->stats.v[PTS_C_FAULT_ALLOC + 9] = faults;
 	e->stats.mremap_ns = calls * 1000;
+}
+
+/*
+ * Between two reads cgroup 7 made one more call and was removed (its 4
+ * calls moved into the removed row), cgroup 8 made one: the interval's
+ * rows say 1 and 1, not the 4 moved calls again.
+ */
+static void test_removed_delta(void **state)
+{
+	struct pts_cgroup_entry prev_rows[3], now_rows[2];
+	struct pts_snapshot prev = { .cgroups = prev_rows, .nr_cgroups = 3,
+				     .has_cgroups = true };
+	struct pts_snapshot now = { .cgroups = now_rows, .nr_cgroups = 2,
+				    .has_cgroups = true };
+	struct pts_snapshot d;
+
+	(void)state;
+	set_row(&prev_rows[0], PTS_CGROUP_REMOVED_ID, 5, 0);
+	set_row(&prev_rows[1], 7, 3, 0);
+	set_row(&prev_rows[2], 8, 2, 0);
+	set_row(&now_rows[0], PTS_CGROUP_REMOVED_ID, 9, 0);
+	set_row(&now_rows[1], 8, 3, 0);
+	assert_int_equal(snapshot_delta(&now, &prev, &d), 0);
+	assert_int_equal(d.nr_cgroups, 2);
+	assert_int_equal(d.cgroups[0].id, PTS_CGROUP_REMOVED_ID);
+	assert_int_equal(cgroup_total_mremap(&d.cgroups[0].stats), 1);
+	assert_int_equal(d.cgroups[0].stats.mremap_ns, 1000);
+	assert_int_equal(cgroup_total_mremap(&d.cgroups[1].stats), 1);
+	snapshot_free(&d);
+}
+
+/* one scrape of @rows (@nr, sorted by id) with --cgroup-labels 1 */
+static void scrape(struct pts_cgroup_carry *carry,
+		   struct pts_cgroup_entry *rows, size_t nr,
+		   struct pts_cgroup_fold *fold)
+{
+	struct pts_snapshot snap = { .cgroups = rows, .nr_cgroups = nr,
+				     .has_cgroups = true };
+
+	assert_int_equal(cgroup_fold(&snap, 1, fold), 0);
+	assert_int_equal(cgroup_carry_apply(carry, &snap, fold), 0);
+}
+
+/*
+ * Scrape 1: a (5 calls) labelled, b (2) and c (1) in other.  Then b makes
+ * one more call and is removed: other keeps b's 2, removed gets only its
+ * new 1.  Then a makes one more and is removed, and d (4) comes and goes
+ * unseen: removed gets a's new 1 and d's 4, not a's 5 again.
+ */
+static void test_carry(void **state)
+{
+	struct pts_cgroup_carry carry = { 0 };
+	struct pts_cgroup_entry rows[4];
+	struct pts_cgroup_fold fold;
+
+	(void)state;
+	set_row(&rows[0], PTS_CGROUP_REMOVED_ID, 0, 0);
+	set_row(&rows[1], 7, 5, 0);
+	set_row(&rows[2], 8, 2, 0);
+	set_row(&rows[3], 9, 1, 0);
+	scrape(&carry, rows, 4, &fold);
+	assert_int_equal(fold.top[0]->id, 7);
+	assert_int_equal(cgroup_total_mremap(&fold.other), 3);
+	assert_int_equal(cgroup_total_mremap(&fold.removed), 0);
+	cgroup_fold_free(&fold);
+	set_row(&rows[0], PTS_CGROUP_REMOVED_ID, 3, 0);
+	set_row(&rows[1], 7, 6, 0);
+	set_row(&rows[2], 9, 1, 0);
+	scrape(&carry, rows, 3, &fold);
+	assert_int_equal(cgroup_total_mremap(&fold.top[0]->stats), 6);
+	assert_int_equal(cgroup_total_mremap(&fold.other), 3);
+	assert_int_equal(cgroup_total_mremap(&fold.removed), 1);
+	assert_int_equal(fold.removed.mremap_ns, 1000);
+	cgroup_fold_free(&fold);
+	set_row(&rows[0], PTS_CGROUP_REMOVED_ID, 3 + 7 + 4, 0);
+	set_row(&rows[1], 9, 1, 0);
+	scrape(&carry, rows, 2, &fold);
+	assert_int_equal(fold.top[0]->id, 9);
+	assert_int_equal(cgroup_total_mremap(&fold.other), 2);
+	assert_int_equal(cgroup_total_mremap(&fold.removed), 1 + 1 + 4);
+	cgroup_fold_free(&fold);
+	cgroup_carry_free(&carry);
 }
 
 static void assert_fold_sums(const struct pts_snapshot *snap,
@@ -369,7 +513,11 @@ int main(void)
 						teardown_tree),
 		cmocka_unit_test_setup_teardown(test_names, setup_tree,
 						teardown_tree),
+		cmocka_unit_test_setup_teardown(test_names_gone, setup_tree,
+						teardown_tree),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_removed_delta),
+		cmocka_unit_test(test_carry),
 		cmocka_unit_test(test_rows_match_schema),
 	};
 

@@ -731,6 +731,28 @@ static void test_cgroup_options(void **state)
 	USAGE_ERROR(stat_labels, "--cgroup-labels applies to export and top");
 }
 
+/*
+ * --kube-logs DIR: kept as given (NULL: the session's /var/log), for the
+ * commands that show cgroup rows; an empty one is bad usage
+ */
+static void test_kube_logs(void **state)
+{
+	char *plain[] = { "ptscope", "top", NULL };
+	char *dir[] = { "ptscope", "stat", "--kube-logs", "/tmp/logs", "--",
+			"true", NULL };
+	char *empty[] = { "ptscope", "export", "--kube-logs", "", NULL };
+	char *snoop[] = { "ptscope", "snoop", "--kube-logs", "/var/log", NULL };
+	struct pts_options opts;
+
+	(void)state;
+	assert_parse_ok(ARGC(plain), plain, &opts);
+	assert_null(opts.kube_logs);
+	assert_parse_ok(ARGC(dir), dir, &opts);
+	assert_string_equal(opts.kube_logs, "/tmp/logs");
+	USAGE_ERROR(empty, "a directory");
+	USAGE_ERROR(snoop, "--kube-logs applies to top, stat and export");
+}
+
 /* "diff A -- B" looped forever in parse_diff_args (found by fuzz_options) */
 static void test_diff_after_dashdash(void **state)
 {
@@ -904,7 +926,7 @@ static void test_usage_options_parse(void **state)
 		assert_null(strstr(err, "unknown option"));
 		nr++;
 	}
-	assert_int_equal(nr, 24);
+	assert_int_equal(nr, 25);
 	free(text);
 }
 
@@ -958,6 +980,7 @@ int main(void)
 	struct pts_options opts;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diff_after_dashdash),
+		cmocka_unit_test(test_kube_logs),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_top_with_values),

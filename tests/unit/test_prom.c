@@ -559,32 +559,45 @@ static void test_well_formed(void **state)
 	assert_true(types > 10);
 }
 
+/* namespace, pod and container of a cgroup that is no pod's */
+#define NOPOD	"namespace=\"\",pod=\"\",container=\"\""
+
 /*
  * Per cgroup: ptscope_cgroup_* for the busiest, "other" for the rest
  * (always there, 0 when nothing is folded), paths escaped, an unknown
- * path as its id, the limits as gauges; nothing with limit 0 or without
- * per-cgroup rows, and a level family only where levels are attached.
+ * path as its id, a pod's cgroup with its names, the removed cgroups'
+ * row as cgroup="removed" (never ranked, never folded), the limits as
+ * gauges; nothing with limit 0 or without per-cgroup rows, and a level
+ * family only where levels are attached.
  */
 static void test_cgroup_labels(void **state)
 {
-	struct pts_cgroup_entry rows[3] = {
+	static const struct pts_kube_id pod = {
+		.names = { .ns = "shop", .pod = "cart-1", .container = "app" },
+		.named = true,
+	};
+	struct pts_cgroup_entry rows[5] = {
+		{ .id = PTS_CGROUP_REMOVED_ID },
 		{ .id = 7, .path = "/a\"b" },
 		{ .id = 8, .path = NULL },
 		{ .id = 9, .path = "/quiet" },
+		{ .id = 10, .path = "/kubepods/pod1/c1", .kube = &pod },
 	};
 	const char *text;
 
 	attach_all(true, false);
-	rows[0].stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 3;
-	rows[0].stats.v[PTS_C_LV_PMD_MOVED] = 24;
-	rows[1].stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 5;
-	rows[1].stats.v[PTS_C_LV_PMD_MOVED] = 40;
-	rows[2].stats.v[PTS_C_FAULT_ALLOC + 9] = 1;
-	snap.counters.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 8;
+	rows[0].stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 100;
+	rows[1].stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 3;
+	rows[1].stats.v[PTS_C_LV_PMD_MOVED] = 24;
+	rows[2].stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 5;
+	rows[2].stats.v[PTS_C_LV_PMD_MOVED] = 40;
+	rows[3].stats.v[PTS_C_FAULT_ALLOC + 9] = 1;
+	rows[4].stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 4;
+	snap.counters.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 112;
 	snap.counters.v[PTS_C_LV_PMD_MOVED] = 64;
 	snap.counters.v[PTS_C_FAULT_ALLOC + 9] = 1;
 	snap.cgroups = rows;
-	snap.nr_cgroups = 3;
+	snap.nr_cgroups = 5;
 	text = render();
 	assert_absent(text, "ptscope_cgroup_");
 	cgroup_limit = 2;
@@ -594,23 +607,27 @@ static void test_cgroup_labels(void **state)
 	text = render();
 	assert_line(text, "# TYPE ptscope_cgroup_mremap_calls_total counter");
 	assert_line(text, "ptscope_cgroup_mremap_calls_total{cgroup=\"id:8\","
-		    "class=\"pmd\"} 5");
-	assert_line(text, "ptscope_cgroup_mremap_calls_total{cgroup=\"/a\\\"b\","
-		    "class=\"pmd\"} 3");
+		    NOPOD ",class=\"pmd\"} 5");
+	assert_line(text, "ptscope_cgroup_mremap_calls_total{cgroup="
+		    "\"/kubepods/pod1/c1\",namespace=\"shop\",pod=\"cart-1\","
+		    "container=\"app\",class=\"pmd\"} 4");
 	assert_line(text, "ptscope_cgroup_mremap_calls_total{cgroup=\"other\","
-		    "class=\"pmd\"} 0");
+		    NOPOD ",class=\"pmd\"} 3");
+	assert_line(text, "ptscope_cgroup_mremap_calls_total{cgroup="
+		    "\"removed\"," NOPOD ",class=\"pmd\"} 100");
 	assert_line(text, "ptscope_cgroup_pagetable_entries_moved_total{"
-		    "cgroup=\"id:8\",level=\"pmd\"} 40");
+		    "cgroup=\"id:8\"," NOPOD ",level=\"pmd\"} 40");
 	assert_line(text, "ptscope_cgroup_hugepage_fault_allocs_total{"
-		    "cgroup=\"other\",size=\"2M\",order=\"9\"} 1");
+		    "cgroup=\"other\"," NOPOD ",size=\"2M\",order=\"9\"} 1");
 	assert_absent(text, "cgroup=\"/quiet\"");
+	assert_absent(text, "cgroup=\"/a\\\"b\"");
 	/* histograms and fields the rows do not keep have no such family */
 	assert_absent(text, "ptscope_cgroup_mremap_duration_seconds");
 	assert_absent(text, "ptscope_cgroup_move_page_tables");
 	assert_absent(text, "ptscope_cgroup_mremap_dontunmap");
 	assert_line(text, "ptscope_cgroup_labels_limit 2");
-	assert_line(text, "ptscope_cgroup_labels_folded 1");
-	assert_line(text, "ptscope_cgroup_rows 3");
+	assert_line(text, "ptscope_cgroup_labels_folded 2");
+	assert_line(text, "ptscope_cgroup_rows 5");
 	/* no levels attached: no level family per cgroup either */
 	engine_init(&eng, PTS_MODE_AUTO, false);
 	fake_attach(&eng, "mremap.calls", 0, false);
@@ -618,7 +635,7 @@ static void test_cgroup_labels(void **state)
 	assert_absent(text, "ptscope_cgroup_pagetable_");
 	assert_absent(text, "ptscope_cgroup_hugepage_");
 	assert_line(text, "ptscope_cgroup_mremap_calls_total{cgroup=\"other\","
-		    "class=\"pmd\"} 0");
+		    NOPOD ",class=\"pmd\"} 3");
 }
 
 int main(void)

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "data/cgroup.h"
+#include "data/cgroup_names.h"
 #include "data/recording_diff.h"
 #include "data/schema.h"
 #include "export/prom.h"
