@@ -116,7 +116,7 @@ deps-image: deps
 	@./tests/deps.sh $(DEPS_IMAGE_PKGS)
 	@./deploy/kubernetes/validate/install.sh >/dev/null
 
-$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h include/ptscope/ptscope.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h bpf/pte_batch.bpf.h include/ptscope/ptscope.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(BPF_OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp

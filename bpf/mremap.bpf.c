@@ -6,6 +6,7 @@
  * autoloads one candidate set per metric; the rest stay unloaded.
  */
 #include "ptscope.bpf.h"
+#include "pte_batch.bpf.h"
 
 #if defined(__TARGET_ARCH_x86)
 #define NR_mremap 25
@@ -105,6 +106,8 @@ static __always_inline __u32 levels_source(void)
 		return PTS_LEVELS_TPS;
 	if (!(cfg.flags & PTS_CFG_PTE_MARKER))
 		return PTS_LEVELS_MARKERS_NO_PTES;
+	if (cfg.flags & PTS_CFG_BATCH_INFER)
+		return PTS_LEVELS_MARKERS_BATCHES;
 	return PTS_LEVELS_MARKERS;
 }
 
@@ -417,7 +420,8 @@ static __always_inline void count_pte_extent(struct pts_ev_levels *lv,
 
 /* the batches inferred in one PTE-level extent, counted as the patched
  * mmap:mm_mremap_move_ptes tracepoint counts them */
-static __always_inline void count_batches(struct mpt_walk *w)
+static __always_inline void count_batches(struct pts_ev_levels *lv,
+					  struct mpt_walk *w)
 {
 	if (!(cfg.flags & PTS_CFG_BATCH_INFER))
 		return;
@@ -425,6 +429,10 @@ static __always_inline void count_batches(struct mpt_walk *w)
 	count_add(PTS_C_LV_FOLIO_LOOKUPS, w->iter_lookups);
 	if (w->iter_batches)
 		hist_add(PTS_H_PTE_MAX_BATCH, w->iter_max_batch);
+	if (lv) {
+		lv->pte_batches += w->iter_batches;
+		lv->folio_lookups += w->iter_lookups;
+	}
 }
 
 /*
@@ -494,7 +502,7 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 		}
 		count_pte_extent(lv, pmd_extent, w->iter_ptes);
 		count_add(PTS_C_LV_PTES, w->iter_ptes);
-		count_batches(w);
+		count_batches(lv, w);
 	} else if (pmd_possible && !w->iter_hpmd_tried) {
 		count_add(PTS_C_LV_PMD_MOVED, 1);
 		if (lv)
@@ -606,33 +614,12 @@ static __always_inline void marker_split(void)
 		count_add(PTS_C_LV_SPLITS, 1);
 }
 
-/*
- * arm64 marks each PTE of a naturally aligned contiguous block (contpte:
- * 16 x 4K, 128 x 16K) with PTE_CONT; pte_batch_hint() returns what is
- * left of the block (arch/arm64/include/asm/pgtable.h).  It is 1 on
- * every other arch.
- */
-#define ARM64_PTE_VALID	(1ULL << 0)
-#define ARM64_PTE_CONT	(1ULL << 52)
-
-static __always_inline __u32 batch_hint(__u64 pte, __u32 table_index)
-{
-#if defined(__TARGET_ARCH_arm64)
-	__u32 cont_ptes = cfg.page_shift == 14 ? 128 : 16;
-
-	if ((pte & (ARM64_PTE_VALID | ARM64_PTE_CONT)) ==
-	    (ARM64_PTE_VALID | ARM64_PTE_CONT))
-		return cont_ptes - (table_index & (cont_ptes - 1));
-#endif
-	return 1;
-}
-
-struct pte_scan {
-	struct pte_table *buf;
-	__u32 n;		/* entries of the extent */
-	__u32 first_index;	/* of buf->entries[0] in its table */
-	__u32 skip;		/* entries left of the current batch */
-	__u64 ptes;
+/* the batches of one extent so far (no pointers: a global function's argument) */
+struct pte_batches {
+	__u32 skip;		/* entries left of the current hinted block */
+	__u32 batch;		/* entries in the open batch, 0: none open */
+	__u32 batch_max;	/* entries it may grow to */
+	__u64 batch_next;	/* pte_batch_key() the next block must have */
 	__u32 batches;
 	__u32 lookups;
 	__u32 max_batch;
@@ -640,39 +627,16 @@ struct pte_scan {
 	bool sizes;		/* add each batch to PTS_H_PTE_BATCH */
 };
 
-/*
- * One entry of the loop in move_ptes() (6.17+): a none entry is skipped;
- * a present one starts a batch of mremap_folio_pte_batch() PTEs, which
- * looks the folio up (vm_normal_folio()) only when more than one entry
- * is left and pte_batch_hint() is above 1 (0b5be138ce00, 6.17-rc2), and
- * then batches to the end of the hinted block for folios no larger than
- * it.  Anything else non-none moves alone.
- */
-static __always_inline long pte_scan_one(__u64 i, struct pte_scan *sc)
-{
-	__u32 idx = i & (PTS_PTE_TABLE_MAX - 1), nr = 1;
-	__u64 pte;
+struct pte_scan {
+	struct pte_table *buf;
+	__u32 n;		/* entries of the extent */
+	__u32 first_index;	/* of buf->entries[0] in its table */
+	__u64 ptes;
+	struct pte_batches b;
+};
 
-	if (i >= sc->n)
-		return 1;
-	pte = sc->buf->entries[idx];
-	if (!pte)
-		return 0;
-	sc->ptes++;
-	if (sc->skip) {
-		sc->skip--;
-		return 0;
-	}
-	if (!(cfg.flags & PTS_CFG_BATCH_INFER))
-		return 0;
-	if (sc->n - i > 1)
-		nr = batch_hint(pte, sc->first_index + idx);
-	if (nr > 1) {
-		sc->lookups++;
-		if (nr > sc->n - i)
-			nr = sc->n - i;
-	}
-	sc->skip = nr - 1;
+static __always_inline void batch_count(struct pte_batches *sc, __u32 nr)
+{
 	sc->batches++;
 	if (nr > sc->max_batch)
 		sc->max_batch = nr;
@@ -685,6 +649,113 @@ static __always_inline long pte_scan_one(__u64 i, struct pte_scan *sc)
 		sc->singles++;
 	else if (sc->sizes)
 		hist_add(PTS_H_PTE_BATCH, nr);
+}
+
+static __always_inline void batch_close(struct pte_batches *sc)
+{
+	if (!sc->batch)
+		return;
+	batch_count(sc, sc->batch);
+	sc->batch = 0;
+}
+
+/*
+ * A present PTE at entry i starts a batch: mremap_folio_pte_batch() looks
+ * the folio up (vm_normal_folio()) only when more than one entry is left
+ * and pte_batch_hint() is above 1 (0b5be138ce00, 6.17-rc2); then
+ * folio_pte_batch_flags() takes the hinted block and goes on, block by
+ * block, while the next block maps the next pages of the same folio with
+ * the same bits, up to the folio's end.  Without the folio's order the
+ * batch ends with the block: exact for folios no larger than one.
+ */
+static __always_inline void batch_open(struct pte_batches *sc, __u32 left,
+				       __u64 pte, __u32 index)
+{
+	__u32 nr = 1, folio_left;
+
+	if (left > 1)
+		nr = batch_hint(pte, index);
+	if (nr == 1) {
+		batch_count(sc, 1);
+		return;
+	}
+	sc->lookups++;
+	if (nr > left)
+		nr = left;
+	folio_left = folio_pages_left(pte);
+	if (!folio_left) {
+		sc->batch_max = nr;	/* the block: an estimate */
+	} else {
+		sc->batch_max = folio_left < left ? folio_left : left;
+		if (nr > sc->batch_max)
+			nr = sc->batch_max;
+	}
+	sc->batch = nr;
+	sc->batch_next = pte_batch_key(pte) + ((__u64)nr << cfg.page_shift);
+	sc->skip = nr - 1;
+}
+
+/* the next hinted block, if the open batch takes it in */
+static __always_inline bool batch_extend(struct pte_batches *sc, __u64 pte,
+					 __u32 index)
+{
+	__u32 nr;
+
+	if (sc->batch >= sc->batch_max || pte_batch_key(pte) != sc->batch_next)
+		return false;
+	nr = batch_hint(pte, index);
+	if (nr > sc->batch_max - sc->batch)
+		nr = sc->batch_max - sc->batch;
+	sc->batch += nr;
+	sc->batch_next += (__u64)nr << cfg.page_shift;
+	sc->skip = nr - 1;
+	return true;
+}
+
+/*
+ * The first entry of a hinted block, or an entry outside one, with @left
+ * entries from it to the extent's end.  A global function: the verifier
+ * checks it once, not once per entry of each unrolled chunk (inlined, the
+ * batch state made the marker too large to verify).
+ */
+__noinline int pte_batch_entry(struct pte_batches *sc, __u32 left, __u64 pte,
+			       __u32 index)
+{
+	if (!sc)
+		return 0;
+	if (sc->batch && batch_extend(sc, pte, index))
+		return 0;
+	batch_close(sc);
+	batch_open(sc, left, pte, index);
+	return 0;
+}
+
+/*
+ * One entry of the loop in move_ptes() (6.17+): a none entry is skipped;
+ * a present one starts or extends a batch (batch_open()); anything else
+ * non-none moves alone.
+ */
+static __always_inline long pte_scan_one(__u64 i, struct pte_scan *sc)
+{
+	__u32 idx = i & (PTS_PTE_TABLE_MAX - 1);
+	__u64 pte;
+
+	if (i >= sc->n)
+		return 1;
+	pte = sc->buf->entries[idx];
+	if (!pte) {
+		if (!sc->b.skip)
+			batch_close(&sc->b);
+		return 0;
+	}
+	sc->ptes++;
+	if (sc->b.skip) {
+		sc->b.skip--;
+		return 0;
+	}
+	if (!(cfg.flags & PTS_CFG_BATCH_INFER))
+		return 0;
+	pte_batch_entry(&sc->b, sc->n - i, pte, sc->first_index + idx);
 	return 0;
 }
 
@@ -729,21 +800,24 @@ static __always_inline void marker_pte_table(__u64 *ptep)
 		return;
 	sc.first_index = (w->iter_addr >> cfg.page_shift) & (per_table - 1);
 	/* as iter_finish(): the exec stack and undo moves are not counted */
-	sc.sizes = !w->for_stack && !w->reverse;
+	sc.b.sizes = !w->for_stack && !w->reverse;
 	size = sc.n * sizeof(__u64);
 	opaque_index(size);	/* check and pass one register */
 	if (size > sizeof(sc.buf->entries))
 		return;
 	if (bpf_probe_read_kernel(sc.buf->entries, size, ptep))
 		return;
+	if (cfg.flags & PTS_CFG_BATCH_INFER)
+		memmap_read_base();
 	bpf_loop(PTS_PTE_TABLE_MAX / PTE_SCAN_CHUNK, pte_scan_chunk, &sc, 0);
-	if (sc.sizes && sc.singles)
-		hist_add_n(PTS_H_PTE_BATCH, 1, sc.singles);
+	batch_close(&sc.b);
+	if (sc.b.sizes && sc.b.singles)
+		hist_add_n(PTS_H_PTE_BATCH, 1, sc.b.singles);
 	w->iter_ptes += sc.ptes;
-	w->iter_batches += sc.batches;
-	w->iter_lookups += sc.lookups;
-	if (sc.max_batch > w->iter_max_batch)
-		w->iter_max_batch = sc.max_batch;
+	w->iter_batches += sc.b.batches;
+	w->iter_lookups += sc.b.lookups;
+	if (sc.b.max_batch > w->iter_max_batch)
+		w->iter_max_batch = sc.b.max_batch;
 }
 
 /*
@@ -1041,6 +1115,8 @@ int BPF_PROG(lv_tp_ptes, void *mm, unsigned long old_addr,
 		s->levels.pte_extents++;
 		s->levels.pte_bytes += len;
 		s->levels.ptes += ptes;
+		s->levels.pte_batches += nr_batches;
+		s->levels.folio_lookups += nr_folio_lookups;
 	}
 	return 0;
 }

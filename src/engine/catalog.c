@@ -72,12 +72,14 @@ int path_kind_parse(const char *name, enum pts_path_kind *kind)
  */
 #define INFER_BATCHES \
 	"the source PTE table as move_ptes() reads it: a present PTE in an " \
-	"arm64 contpte block (PTE_CONT) starts a batch to the block's end " \
-	"and one folio lookup (pte_batch_hint(), 6.17 with 0b5be138ce00); " \
-	"any other PTE moves alone, without a lookup (x86: always). Exact " \
-	"for folios no larger than a contpte block; a larger folio the " \
-	"kernel batches whole (folio_pte_batch(), to the extent's end), " \
-	"and this counts one batch and one lookup per contpte block of it"
+	"arm64 contpte block (PTE_CONT) starts a batch after one folio " \
+	"lookup (pte_batch_hint(), 6.17 with 0b5be138ce00), which goes on " \
+	"block by block while the PTEs map the next pages of the same folio " \
+	"(folio_pte_batch_flags()), the folio's end read from its order in " \
+	"the memmap; any other PTE moves alone, without a lookup (x86: " \
+	"always). Where the memmap cannot be read (no mem_section in " \
+	"kallsyms) a batch ends with its block: exact only for folios no " \
+	"larger than one"
 #define INFER_NO_PTE_HELPER_AND_PMD_UNREAD \
 	INFER_NO_PTE_HELPER "; " INFER_PMD_UNREAD
 

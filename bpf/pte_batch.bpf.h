@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * How move_ptes() (6.17+) cuts a PTE table's entries into batches, read
+ * from the entries themselves and, on arm64, from the memmap: the hint a
+ * PTE gives (pte_batch_hint()), the order of the folio it maps, and the
+ * bits folio_pte_batch_flags() compares.  Only arm64 batches: on every
+ * other arch pte_batch_hint() is 1 and so is every batch.
+ */
+#ifndef PTSCOPE_PTE_BATCH_BPF_H
+#define PTSCOPE_PTE_BATCH_BPF_H
+
+#include "ptscope.bpf.h"
+
+/*
+ * arm64 marks each PTE of a naturally aligned contiguous block (contpte:
+ * 16 x 4K, 128 x 16K) with PTE_CONT; pte_batch_hint() returns what is
+ * left of the block (arch/arm64/include/asm/pgtable.h).
+ */
+#define ARM64_PTE_VALID	(1ULL << 0)
+#define ARM64_PTE_RDONLY	(1ULL << 7)
+#define ARM64_PTE_AF	(1ULL << 10)
+#define ARM64_PTE_CONT	(1ULL << 52)
+#define ARM64_PTE_DIRTY	(1ULL << 55)
+/* output address bits [47:12] (4K) or [47:14] (16K), without LPA2 */
+#define ARM64_PTE_ADDR_MASK	0x0000fffffffff000ULL
+
+static __always_inline __u32 batch_hint(__u64 pte, __u32 table_index)
+{
+#if defined(__TARGET_ARCH_arm64)
+	__u32 cont_ptes = cfg.page_shift == 14 ? 128 : 16;
+
+	if ((pte & (ARM64_PTE_VALID | ARM64_PTE_CONT)) ==
+	    (ARM64_PTE_VALID | ARM64_PTE_CONT))
+		return cont_ptes - (table_index & (cont_ptes - 1));
+#endif
+	return 1;
+}
+
+/*
+ * A PTE as folio_pte_batch_flags() compares it when mremap_folio_pte_batch()
+ * passes FPB_RESPECT_WRITE (7.3 mm/internal.h, __pte_batch_clear_ignored()):
+ * clean (arm64's pte_mkclean() clears PTE_DIRTY and sets PTE_RDONLY) and
+ * old.  arm64 has no soft-dirty bit to clear.
+ */
+static __always_inline __u64 pte_batch_key(__u64 pte)
+{
+	return ((pte & ~(ARM64_PTE_DIRTY | ARM64_PTE_AF)) | ARM64_PTE_RDONLY);
+}
+
+#if defined(__TARGET_ARCH_arm64)
+/*
+ * The memmap base (vmemmap, SPARSEMEM_VMEMMAP): every present section's
+ * section_mem_map encodes mem_map minus the section's first pfn, which
+ * is vmemmap itself (mm/sparse.c, sparse_encode_mem_map()), with flags
+ * in its low bits (below SECTION_MAP_LAST_BIT, 6 in 7.3).  mem_section
+ * is a pointer to the roots with SPARSEMEM_EXTREME, as every arm64
+ * kernel we prove on is built; it is read once.
+ */
+extern const void mem_section __ksym __weak;
+
+#define MEMMAP_FLAG_BITS	0xffULL
+#define MEMMAP_ROOTS_SCANNED	64	/* 2 TiB of physical address space with 4K pages */
+#define MEMMAP_UNKNOWN	0
+#define MEMMAP_MISSING	1
+
+__u64 memmap_base = MEMMAP_UNKNOWN;
+
+struct memmap_scan {
+	__u64 roots;
+	__u32 per_root;
+	__u64 found;
+};
+
+static long memmap_scan_root(__u64 r, struct memmap_scan *ms)
+{
+	struct mem_section *root = NULL, *sec;
+	__u64 map;
+	__u32 s;
+
+	if (bpf_probe_read_kernel(&root, sizeof(root), (void *)(ms->roots + r * 8)) ||
+	    !root)
+		return 0;
+	for (s = 0; s < 1024 && s < ms->per_root; s++) {
+		sec = (void *)root + s * bpf_core_type_size(struct mem_section);
+		map = BPF_CORE_READ(sec, section_mem_map);
+		/* SECTION_MARKED_PRESENT | SECTION_HAS_MEM_MAP */
+		if ((map & 3) == 3 && (map & ~MEMMAP_FLAG_BITS)) {
+			ms->found = map & ~MEMMAP_FLAG_BITS;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static __noinline __u64 memmap_find(void)
+{
+	struct memmap_scan ms = {};
+
+	if (!&mem_section ||
+	    bpf_probe_read_kernel(&ms.roots, sizeof(ms.roots), &mem_section) ||
+	    !ms.roots)
+		return MEMMAP_MISSING;
+	ms.per_root = (1U << cfg.page_shift) /
+		      bpf_core_type_size(struct mem_section);
+	bpf_loop(MEMMAP_ROOTS_SCANNED, memmap_scan_root, &ms, 0);
+	return ms.found ? ms.found : MEMMAP_MISSING;
+}
+
+/* once, before the first scan that may need it (not from a bpf_loop callback) */
+static __always_inline void memmap_read_base(void)
+{
+	if (memmap_base == MEMMAP_UNKNOWN)
+		memmap_base = memmap_find();
+}
+
+/*
+ * PG_head in page->flags, the first word of struct page on every kernel
+ * (an unsigned long, memdesc_flags_t from 6.18: read it by offset)
+ */
+static __always_inline bool page_is_head(__u64 page)
+{
+	__u64 flags = 0;
+
+	if (bpf_probe_read_kernel(&flags, sizeof(flags), (void *)page))
+		return false;
+	return flags & (1ULL << bpf_core_enum_value(enum pageflags, PG_head));
+}
+
+/* orders tried above the contpte block's: past a PMD on either page size */
+#define FOLIO_ORDERS_TRIED	9
+
+/*
+ * Pages a PTE's folio has from the PTE's pfn to its end, or 0 when it
+ * cannot be told.  A large folio is naturally aligned in pfn, and its
+ * head's _flags_1 holds the order (folio_large_order(), 6.10+): the order
+ * k whose aligned head says k is the folio's.  Tails are not followed
+ * (compound_head became compound_info, a mask under HVO, in 7.x).  A PTE
+ * in a contpte block maps a folio of at least the block's order.
+ */
+static __noinline __u32 folio_pages_left(__u64 pte)
+{
+	__u64 pfn = (pte & ARM64_PTE_ADDR_MASK) >> cfg.page_shift;
+	__u64 base = memmap_base, head, head_pfn;
+	__u32 order, first = cfg.page_shift == 14 ? 7 : 4, i;
+
+	if (base == MEMMAP_UNKNOWN || base == MEMMAP_MISSING)
+		return 0;
+	for (i = 0; i < FOLIO_ORDERS_TRIED; i++) {
+		order = first + i;
+		head_pfn = pfn & ~((1ULL << order) - 1);
+		head = base + head_pfn * bpf_core_type_size(struct page);
+		if (!page_is_head(head))
+			continue;
+		if ((BPF_CORE_READ((struct folio *)head, _flags_1) & 0xff) != order)
+			continue;
+		return (1U << order) - (pfn - head_pfn);
+	}
+	return 0;
+}
+#else
+static __always_inline void memmap_read_base(void)
+{
+}
+
+static __always_inline __u32 folio_pages_left(__u64 pte)
+{
+	return 0;
+}
+#endif
+
+#endif /* PTSCOPE_PTE_BATCH_BPF_H */
