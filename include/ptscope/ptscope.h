@@ -242,6 +242,8 @@ struct pts_ev_levels {
 	__u32 fallbacks;	/* PUD, PMD or huge PMD attempts that fell back */
 	__u32 pte_extents;
 	__u32 empty;		/* steps with nothing to move (markers only) */
+	__u32 pte_batches;	/* PTS_LEVELS_TPS and _MARKERS_BATCHES only */
+	__u32 folio_lookups;	/* move_ptes()' vm_normal_folio() calls, as batches */
 	__u64 ptes;
 	__u64 pte_bytes;	/* bytes covered by the PTE extents */
 };
@@ -252,6 +254,7 @@ enum pts_levels_source {
 	PTS_LEVELS_MARKERS,	/* fentry/kprobe markers: empty steps known */
 	PTS_LEVELS_TPS,		/* patched tracepoints */
 	PTS_LEVELS_MARKERS_NO_PTES,	/* markers before 6.5: PTEs not counted */
+	PTS_LEVELS_MARKERS_BATCHES,	/* markers from 6.17: batches inferred too */
 };
 
 enum pts_fault_result {

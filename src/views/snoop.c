@@ -81,6 +81,13 @@ static const char *event_time(char *buf, size_t len,
 	return buf;
 }
 
+/* the patched tracepoints count batches; the markers infer them from 6.17 */
+static bool has_batches(const struct pts_event *ev)
+{
+	return ev->mremap.has_levels == PTS_LEVELS_TPS ||
+	       ev->mremap.has_levels == PTS_LEVELS_MARKERS_BATCHES;
+}
+
 static json_object *mremap_event_json(const struct pts_event *ev)
 {
 	json_object *o = json_object_new_object(), *lv;
@@ -113,6 +120,12 @@ static json_object *mremap_event_json(const struct pts_event *ev)
 	if (ev->mremap.has_levels != PTS_LEVELS_TPS)
 		json_object_object_add(lv, "empty",
 				       json_object_new_int(ev->mremap.levels.empty));
+	if (has_batches(ev)) {
+		json_object_object_add(lv, "pte_batches",
+				       json_object_new_int64(ev->mremap.levels.pte_batches));
+		json_object_object_add(lv, "folio_lookups",
+				       json_object_new_int64(ev->mremap.levels.folio_lookups));
+	}
 	json_object_object_add(o, "levels", lv);
 	return o;
 }
@@ -194,6 +207,9 @@ static void print_mremap(struct snoop_ctx *sc, const struct pts_event *ev)
 		fprintf(sc->out, " ptes=%llu", (unsigned long long)lv->ptes);
 	if (ev->mremap.has_levels != PTS_LEVELS_TPS)
 		fprintf(sc->out, " empty=%u", lv->empty);
+	if (has_batches(ev))
+		fprintf(sc->out, " batches=%u lookups=%u", lv->pte_batches,
+			lv->folio_lookups);
 }
 
 static void print_fault(struct snoop_ctx *sc, const struct pts_event *ev)
