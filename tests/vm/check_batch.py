@@ -17,6 +17,11 @@ arm64 maps each as one contpte block, so mremap_folio_pte_batch() makes
 one batch per block, each after one vm_normal_folio() lookup.  x86's
 pte_batch_hint() is 1: one batch per PTE and no lookup (0b5be138ce00).
 Over base pages both make one batch per PTE and no lookup.
+
+batch_big: the same move over mTHP folios of four blocks.  On arm64
+folio_pte_batch_flags() goes on past the hinted block to the folio's end:
+one batch and one lookup per folio, which ptscope infers only by reading
+the folio's order from the memmap.
 """
 import json
 import re
@@ -41,12 +46,6 @@ def arm64(label):
 def contpte_block(page):
     """bytes of an arm64 contpte block, the scenario's mTHP folio size"""
     return (128 if page == 16 * KIB else 16) * page
-
-
-def contpte_ptes(label, page):
-    """PTEs a batch moves at once over whole contpte-block folios: the
-    block on arm64, 1 elsewhere (pte_batch_hint())"""
-    return contpte_block(page) // page if arm64(label) else 1
 
 
 def bench_value(blocks, mode, name, key):
@@ -92,16 +91,16 @@ def check_batch(label, mode, name, blocks):
     moved = bench_value(blocks, mode, name, "bytes") or 0
     pages = bench_value(blocks, mode, name, "pages_populated") or 1
     page = moved // pages
-    block = contpte_block(page)
-    mthp = name == "batch_mthp"
-    stats = "hugepages-%dkB" % (block // KIB)
+    folio = contpte_block(page) * (4 if name == "batch_big" else 1)
+    mthp = name != "batch_pages"
+    stats = "hugepages-%dkB" % (folio // KIB)
     folios = report["kernel_counters"].get(stats, {}).get("anon_fault_alloc")
-    want_folios = moved // block if mthp else 0
+    want_folios = moved // folio if mthp else 0
     tap(folios == want_folios and moved > 0,
         "%s %s %s: %s anon_fault_alloc %s = %d (%d bytes moved)" % (
             label, mode, name, stats, folios, want_folios, moved))
     ptes = moved // page
-    per = contpte_ptes(label, page) if mthp else 1
+    per = folio // page if mthp and arm64(label) else 1
     levels = counters.get("mremap_levels", {})
     want = dict(pte_extents=1, ptes=ptes, pte_batches=ptes // per,
                 folio_lookups=ptes // per if per > 1 else 0)
@@ -158,7 +157,7 @@ def batch_units(label, mode):
         return []
     units = [("%s %s multi" % (label, mode), MULTI_CHECKS,
               lambda b: check_multi(label, mode, b))]
-    for name in ("batch_mthp", "batch_pages"):
+    for name in ("batch_mthp", "batch_pages", "batch_big"):
         units.append(("%s %s %s" % (label, mode, name), BATCH_CHECKS,
                       lambda b, name=name: check_batch(label, mode, name, b)))
     units.append(("%s %s diff" % (label, mode), 1,

@@ -25,6 +25,8 @@ from taplib import tap, comment
 # counters that both the tracepoints and the markers give per call
 SHARED_KEYS = ("pud", "pmd", "huge_pmd", "fallbacks", "pte_extents", "ptes",
                "pte_bytes")
+# what the tracepoints count and the markers infer from 6.17 (absent before)
+BATCH_KEYS = ("pte_batches", "folio_lookups")
 SHOW_DISAGREEMENTS = 12
 
 
@@ -113,7 +115,7 @@ def check_run(label, mode, blocks, want_count):
                           else ""))
 
 
-def compare(label, oracle, mode, blocks, keys=SHARED_KEYS):
+def compare(label, oracle, mode, blocks, keys=SHARED_KEYS + BATCH_KEYS):
     """1 check: MODE gives ORACLE's level counts in every case."""
     _, want, _ = calls(blocks, oracle)
     _, got, _ = calls(blocks, mode)

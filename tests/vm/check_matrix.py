@@ -552,7 +552,8 @@ def level_units(label, mode, cases):
     if mode == modes[-1] and len(modes) > 1:
         units.append(("%s levels %s = %s" % (label, mode, modes[0]), 1,
                       lambda b: check_levels.compare(label, modes[0], mode, b,
-                                                     keys + ("empty",))))
+                                                     keys + check_levels.BATCH_KEYS +
+                                                     ("empty",))))
     return units
 
 

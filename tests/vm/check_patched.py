@@ -288,7 +288,8 @@ def level_units(cases):
     units.append(("patched levels kprobe = fentry", 1,
                   lambda b: check_levels.compare(
                       LABEL, "fentry", "kprobe", b,
-                      check_levels.SHARED_KEYS + ("empty",))))
+                      check_levels.SHARED_KEYS + check_levels.BATCH_KEYS +
+                      ("empty",))))
     return units
 
 

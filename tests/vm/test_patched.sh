@@ -6,14 +6,20 @@
 # check the reports against the workload geometry and the kernel's counters
 # (tests/vm/check_patched.py).  Then ptscope diff of the regression and
 # patched recordings (3 runs each) must call it a change and name the folio
-# lookups, exactly.  x86_64 only: see kernel/README.md.
+# lookups, exactly.  PATCHED_ARCH=arm64 runs the same on arm64 (not in
+# make check: see kernel/README.md).
 # PATCHED_VARIANTS picks a subset.  A kernel that does not build, boot or
 # attach is a failure, never a skip.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 variants=${PATCHED_VARIANTS:-patched regression}
-bin=$top/build/static/x86
+arch=${PATCHED_ARCH:-amd64}
+case $arch in
+amd64) bin=$top/build/static/x86 ;;
+arm64) bin=$top/build/static/arm64 ;;
+*) echo "test_patched.sh: PATCHED_ARCH is amd64 or arm64, not '$arch'" >&2; exit 2 ;;
+esac
 work=$(mktemp -d /tmp/ptscope-patched.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 . "$here/tap.sh"
@@ -28,7 +34,7 @@ boot_variant() {
 	local v=$1 kdir start rc
 
 	start=$(date +%s)
-	if ! kdir=$("$top/kernel/build" "$v" 2>"$work/$v.build"); then
+	if ! kdir=$("$top/kernel/build" -a "$arch" "$v" 2>"$work/$v.build"); then
 		fail "$v: kernel/build failed: $(tail -n 3 "$work/$v.build" | tr '\n' ' ')"
 		return
 	fi
@@ -38,7 +44,7 @@ boot_variant() {
 	PTSCOPE_VM_KERNEL_DIR=$kdir PTSCOPE_VM_LOG="$work/$v.console" \
 	PTSCOPE_VM_ACCEL_FILE="$work/$v.accel" \
 	PTSCOPE_VM_APPEND="ptscope.seed=$seed ptscope.cases=$cases" \
-		"$here/boot.sh" 7.3 amd64 "$work/initrd.cpio.gz" "${VM_TIMEOUT:-1500}" \
+		"$here/boot.sh" 7.3 "$arch" "$work/initrd.cpio.gz" "${VM_TIMEOUT:-1500}" \
 		>"$work/$v.out" 2>"$work/$v.err"
 	rc=$?
 	echo "# $v: $(( $(date +%s) - start )) s in the VM (boot.sh rc $rc)"
@@ -108,7 +114,7 @@ check_diff() {
 
 if [ ! -x "$bin/ptscope" ] || [ ! -x "$top/build/ptscope" ]; then
 	fail "no ptscope binaries in $bin and $top/build (make all static)"
-elif ! "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" amd64 "$here/scenarios/patched.sh" \
+elif ! "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$arch" "$here/scenarios/patched.sh" \
 	"$bin/ptscope" "$bin/ptscope-bench" "$bin/ptscope-cases" \
 	"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" >"$work/mkinitramfs.log" 2>&1; then
 	fail "initramfs: $(tail -n 1 "$work/mkinitramfs.log")"

@@ -199,7 +199,8 @@ kernel_at_least() {
 # pages, 2 MiB with 16 KiB; MADV_HUGEPAGE on a region smaller than a PMD)
 # and over base pages, with the folio lookups traced; 16 blocks, or half a
 # PMD when that is less (8 with 16 KiB pages: one PTE extent); then
-# ptscope diff between the two recordings.
+# ptscope diff between the two recordings.  batch_big: the same move over
+# mTHP folios of four blocks (256 KiB, or 8 MiB with 16 KiB pages).
 batch_scenarios() {
 	kernel_at_least 6 17 || return 0
 	run multi ptscope-bench multi
@@ -224,6 +225,14 @@ batch_scenarios() {
 	run batch_pages ptscope-bench mremap --size "${batch_kb}K" --align pmd \
 		--dst-offset "${cont_kb}K" --thp never --count 1
 	cp /tmp/stat.json /tmp/batch_pages.json
+	# folios of four blocks: one batch per folio, across its blocks
+	big_kb=$((4 * cont_kb))
+	if [ -d "$THP/hugepages-${big_kb}kB" ]; then
+		set_size "$big_kb" madvise
+		run batch_big ptscope-bench mremap --size "${batch_kb}K" \
+			--align pmd --dst-offset "${cont_kb}K" --thp always --count 1
+		set_size "$big_kb" never
+	fi
 	extra=$saved_extra
 	ptscope diff --all /tmp/batch_pages.json /tmp/batch_mthp.json >/tmp/diff.txt 2>&1
 	echo "diff exit $?" >>/tmp/diff.txt

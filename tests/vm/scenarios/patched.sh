@@ -52,7 +52,12 @@ case $(uname -r) in
 	done
 	mode=patched
 	fault_scenarios
-	# the differential level test: the tracepoints are the oracle
+	# the differential level test: the tracepoints are the oracle, over
+	# folios of every size from 64 KiB to 1 MiB wherever the cases'
+	# MADV_HUGEPAGE regions fit them, and 2 MiB
+	for kb in 64 128 256 512 1024; do
+		set_size "$kb" inherit
+	done
 	for mode in patched fentry kprobe; do
 		# the sparse heap as a recording (case 0 alone)
 		run sparse_heap ptscope-cases --count 1
