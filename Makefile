@@ -16,6 +16,9 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -I$(BPF_OUT) 
 # libRmath (R's standalone math library: the t distribution of diff) is
 # linked statically: Debian ships it for /usr/lib only, with no shlibs
 LDLIBS := -lbpf -lelf -lz -ljson-c -lmicrohttpd -lseccomp -l:libRmath.a -lm
+# user-space compiles also write what they include beside their output
+# (.d, included at the end): a header change rebuilds only its users
+DEPFLAGS := -MMD -MP
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Ibpf
 
 BPF_NAMES := mremap thp task
@@ -28,7 +31,6 @@ DATA_SRCS := $(wildcard src/data/*.c)
 EXPORT_SRCS := $(wildcard src/export/*.c)
 VIEW_SRCS := $(wildcard src/views/*.c)
 LIB_SRCS := $(ENGINE_SRCS) $(DATA_SRCS) $(EXPORT_SRCS) $(VIEW_SRCS)
-SRC_HDRS := $(wildcard src/*/*.h)
 LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope
 BENCH := $(OUT)/ptscope-bench
@@ -129,25 +131,33 @@ $(BPF_OUT)/floor.bpf.o: bench/floor.bpf.c vmlinux/$(ARCH)/vmlinux.h
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-$(OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+# $(call compile,DIR,COMMAND): the objects DIR/%.o of src/%.c, built by
+# COMMAND (compiler and flags) for one flavour: native (and static), san,
+# fuzz.  The sources include the skeletons, so they come first; after
+# that the .d files list what each object includes.
+define compile
+$(1)/%.o: src/%.c | $$(SKELS)
+	@mkdir -p $$(@D)
+	$(2) $$(DEPFLAGS) -c $$< -o $$@
+endef
+
+$(eval $(call compile,$(OUT)/$(ARCH),$$(CC) $$(CPPFLAGS) $$(CFLAGS)))
 
 $(PTSCOPE): $(LIB_OBJS) $(OUT)/$(ARCH)/main.o
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
 $(BENCH): bench/ptscope-bench.c
 	@mkdir -p $(OUT)
-	$(CC) -O2 -Wall -Wextra -o $@ $<
+	$(CC) -O2 -Wall -Wextra $(DEPFLAGS) -o $@ $<
 
 # the seeded mremap case generator of the differential level test
 $(CASES): bench/mremap-cases.c
 	@mkdir -p $(OUT)
-	$(CC) -O2 -Wall -Wextra -o $@ $<
+	$(CC) -O2 -Wall -Wextra $(DEPFLAGS) -o $@ $<
 
 $(FLOOR): bench/ptscope-floor.c $(BPF_OUT)/floor.skel.h
 	@mkdir -p $(OUT)
-	$(CC) $(CFLAGS) $< -o $@ $(FLOOR_LIBS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $< -o $@ $(FLOOR_LIBS)
 
 # Static binaries for the qemu kernel matrix (x86_64 and aarch64).
 # Debian's libmicrohttpd.a needs GnuTLS and so p11-kit, which Debian ships
@@ -178,15 +188,15 @@ $(OUT)/static/$(ARCH)/ptscope: $(LIB_OBJS) $(OUT)/$(ARCH)/main.o \
 
 $(OUT)/static/$(ARCH)/ptscope-bench: bench/ptscope-bench.c
 	@mkdir -p $(dir $@)
-	$(CC) -static -O2 -Wall -Wextra -o $@ $<
+	$(CC) -static -O2 -Wall -Wextra $(DEPFLAGS) -o $@ $<
 
 $(OUT)/static/$(ARCH)/ptscope-floor: bench/ptscope-floor.c $(BPF_OUT)/floor.skel.h
 	@mkdir -p $(dir $@)
-	$(CC) -static $(CFLAGS) $< -o $@ $(FLOOR_STATIC_LIBS)
+	$(CC) -static $(CFLAGS) $(DEPFLAGS) $< -o $@ $(FLOOR_STATIC_LIBS)
 
 $(OUT)/static/$(ARCH)/ptscope-cases: bench/mremap-cases.c
 	@mkdir -p $(dir $@)
-	$(CC) -static -O2 -Wall -Wextra -o $@ $<
+	$(CC) -static -O2 -Wall -Wextra $(DEPFLAGS) -o $@ $<
 
 UNIT_TESTS := test_hist test_options test_engine test_catalog test_format test_diff test_stats test_prom \
 	test_schema test_listen test_httpd test_mapscan test_cgroup test_selfcheck \
@@ -195,7 +205,7 @@ UNIT_BINS := $(patsubst %,$(OUT)/tests/%,$(UNIT_TESTS))
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(OUT)/tests
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ $(LDLIBS) -lcmocka
 
 unit-check: deps $(UNIT_BINS)
 	@./tests/run.sh unit $(UNIT_BINS)
@@ -228,16 +238,14 @@ SAN_RUN := --suite asan $(SAN_ENV) PTSCOPE=$(SAN_PTSCOPE) $(SAN_UNIT_BINS) \
 	$(filter-out tests/host/test_deb.sh tests/host/test_image.sh,$(wildcard tests/host/test_*.sh)) \
 	tests/san/check_reports.sh
 
-$(SAN_OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
-	@mkdir -p $(@D)
-	$(CLANG) $(SAN_CFLAGS) -c $< -o $@
+$(eval $(call compile,$(SAN_OUT)/$(ARCH),$$(CLANG) $$(SAN_CFLAGS)))
 
 $(SAN_PTSCOPE): $(SAN_LIB_OBJS) $(SAN_OUT)/$(ARCH)/main.o
 	$(CLANG) $(SAN_FLAGS) $^ -o $@ $(LDLIBS)
 
 $(SAN_OUT)/tests/%: tests/unit/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(SAN_OUT)/tests
-	$(CLANG) $(SAN_CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
+	$(CLANG) $(SAN_CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ $(LDLIBS) -lcmocka
 
 san: $(SAN_PTSCOPE) $(SAN_UNIT_BINS)
 
@@ -298,12 +306,10 @@ FUZZ_RUN := --suite fuzz FUZZ_BIN=$(abspath $(FUZZ_OUT)) \
 	FUZZ_SECONDS=$(FUZZ_SECONDS) "FUZZ_TARGETS=$(FUZZ_TARGETS)" \
 	tests/fuzz/run.sh
 
-$(FUZZ_OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
-	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
+$(eval $(call compile,$(FUZZ_OUT)/$(ARCH),$$(CLANG) $$(FUZZ_CFLAGS)))
 
 $(FUZZ_OUT)/%: tests/fuzz/%.c $(FUZZ_LIB_OBJS)
-	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LDLIBS)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ $(LDLIBS)
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -387,3 +393,12 @@ image: deps-image
 
 clean:
 	rm -rf $(OUT)
+
+# what the compiler found each output to include (DEPFLAGS), for the
+# outputs of this ARCH built so far
+DEPFILES := $(patsubst %.o,%.d,$(LIB_OBJS) $(OUT)/$(ARCH)/main.o \
+	$(SAN_LIB_OBJS) $(SAN_OUT)/$(ARCH)/main.o $(FUZZ_LIB_OBJS)) \
+	$(addsuffix .d,$(BENCH) $(CASES) $(FLOOR) $(UNIT_BINS) \
+	$(SAN_UNIT_BINS) $(FUZZ_BINS) \
+	$(patsubst %,$(OUT)/static/$(ARCH)/%,ptscope-bench ptscope-cases ptscope-floor))
+-include $(wildcard $(DEPFILES))
