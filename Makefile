@@ -89,7 +89,8 @@ DEPS_IMAGE_PKGS := buildah skopeo umoci podman nodejs dpkg-dev:all
 .SECONDARY:
 
 .PHONY: fuzz-levels all deps deps-static deps-vm deps-kernel deps-deb deb \
-	deps-image image \
+	deps-image image need-deps need-deps-static need-deps-vm need-deps-kernel \
+	need-deps-deb need-deps-image \
 	install install-bench static check unit-check tree-check \
 	host-check harness-check san san-check fuzz fuzz-build \
 	vm-check kernel kernel-check demo bench bench-overhead bench-overhead-vm \
@@ -117,6 +118,41 @@ deps-deb: deps
 deps-image: deps
 	@./tests/deps.sh $(DEPS_IMAGE_PKGS)
 	@./deploy/kubernetes/validate/install.sh >/dev/null
+
+# Only check, demo, deb, kernel, the bench targets and deps* install
+# packages.  The other targets check, cheaply, for some commands and
+# libraries that deps* would install (need-deps* after deps*) and name the
+# deps target to run when one is missing.
+# $(call need,DEPS-TARGET,COMMANDS,PKG-CONFIG MODULES[,PKG_CONFIG_LIBDIR])
+need = @for c in $(2); do command -v $$c >/dev/null || \
+		{ echo "ptscope: $$c not found: run 'make $(1)' as root" >&2; exit 1; }; \
+	done; \
+	for m in $(3); do $(if $(4),PKG_CONFIG_LIBDIR=$(4)) pkg-config --exists $$m || \
+		{ echo "ptscope: library $$m$(if $(4), in $(4)) not found: run 'make $(1)' as root" >&2; \
+		  exit 1; }; \
+	done
+
+need-deps:
+	$(call need,deps,$(CC) $(CLANG) $(LLVM_STRIP) $(BPFTOOL) pkg-config strace \
+		promtool curl python3,libbpf libelf zlib libzstd json-c libmicrohttpd \
+		libseccomp libRmath cmocka)
+
+need-deps-static: need-deps
+	$(call need,deps-static,aarch64-linux-gnu-gcc dpkg-source xz,libbpf libelf \
+		zlib libzstd json-c libseccomp,/usr/lib/aarch64-linux-gnu/pkgconfig)
+
+need-deps-vm: need-deps-static
+	$(call need,deps-vm,qemu-system-x86_64 qemu-system-aarch64 busybox cpio \
+		zstd lz4 objcopy)
+
+need-deps-kernel: need-deps
+	$(call need,deps-kernel,flex bison pahole bc git perl aarch64-linux-gnu-gcc,openssl)
+
+need-deps-deb: need-deps
+	$(call need,deps-deb,dpkg-buildpackage dh lintian systemd-analyze capsh)
+
+need-deps-image: need-deps
+	$(call need,deps-image,buildah skopeo umoci podman node npm)
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h include/ptscope/ptscope.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(BPF_OUT)
@@ -168,7 +204,7 @@ RMATH_STATIC := $(OUT)/static/$(ARCH)/rmath
 STATIC_LIBS := -L$(MHD_STATIC)/lib -L$(RMATH_STATIC)/usr/lib \
 	-l:libmicrohttpd.a -l:libbpf.a -l:libelf.a -l:libz.a -l:libzstd.a \
 	-l:libjson-c.a -l:libseccomp.a -l:libRmath.a -lm -lpthread
-static: deps-static
+static: need-deps-static
 	$(MAKE) $(OUT)/static/x86/ptscope $(OUT)/static/x86/ptscope-bench \
 		$(OUT)/static/x86/ptscope-cases $(OUT)/static/x86/ptscope-floor
 	$(MAKE) ARCH=arm64 CC=aarch64-linux-gnu-gcc $(OUT)/static/arm64/ptscope \
@@ -207,7 +243,7 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(OUT)/tests
 	$(CC) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) -o $@ $(LDLIBS) -lcmocka
 
-unit-check: deps $(UNIT_BINS)
+unit-check: need-deps $(UNIT_BINS)
 	@./tests/run.sh unit $(UNIT_BINS)
 
 # Sanitizer build: the unit tests and ptscope once more through clang's
@@ -250,7 +286,7 @@ $(SAN_OUT)/tests/%: tests/unit/%.c $(SAN_LIB_OBJS)
 san: $(SAN_PTSCOPE) $(SAN_UNIT_BINS)
 
 # the sanitizer pass alone: unit tests, then the host tests with its ptscope
-san-check: deps san all
+san-check: need-deps san all
 	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
 	@./tests/run.sh asan $(SAN_RUN)
 
@@ -265,23 +301,23 @@ harness-check:
 # (the validator comes with deps-image)
 TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh tests/tree/test_docs.sh \
 	tests/tree/test_manifests.sh
-tree-check: deps-image
+tree-check: need-deps-image
 	@./tests/run.sh tree $(TREE_TESTS)
 
-host-check: deps deps-deb deps-image all
+host-check: need-deps need-deps-deb need-deps-image all
 	@./tests/run.sh host tests/host/test_*.sh
 
-vm-check: deps-vm static
+vm-check: need-deps-vm static
 	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh vm tests/vm/test_matrix.sh
 
 # The patched kernels (kernel/): the series must apply and pass checkpatch,
 # then tests/vm/test_patched.sh builds each variant with kernel/build and
 # boots it.
-kernel-check: deps deps-vm deps-kernel all static
+kernel-check: need-deps-vm need-deps-kernel all static
 	@./tests/run.sh kernel kernel/check-patches.sh tests/vm/test_patched.sh
 
 # long runs of the differential level test on the patched kernel
-fuzz-levels: deps-vm deps-kernel all static
+fuzz-levels: need-deps-vm need-deps-kernel all static
 	@LEVELS_SEED=$(SEED) LEVELS_CASES=$(N) ./tests/run.sh levels tests/vm/fuzz_levels.sh
 
 kernel: deps-kernel
@@ -313,7 +349,7 @@ $(FUZZ_OUT)/%: tests/fuzz/%.c $(FUZZ_LIB_OBJS)
 
 fuzz-build: $(FUZZ_BINS)
 
-fuzz: deps fuzz-build
+fuzz: need-deps fuzz-build
 	@./tests/run.sh fuzz $(FUZZ_RUN)
 
 check: deps-vm deps-kernel deps-deb deps-image
@@ -387,7 +423,7 @@ deb: deps deps-deb
 	cd $(DEB_OUT)/src && dpkg-buildpackage -us -uc
 	@ls $(DEB_OUT)/*.deb
 
-image: deps-image
+image: need-deps-image
 	$(MAKE) $(OUT)/static/$(ARCH)/ptscope
 	./deploy/image/build.sh $(OUT)/static/$(ARCH)/ptscope $(VERSION) $(IMAGE_OUT)
 
