@@ -16,6 +16,9 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -I$(BPF_OUT) 
 # libRmath (R's standalone math library: the t distribution of diff) is
 # linked statically: Debian ships it for /usr/lib only, with no shlibs
 LDLIBS := -lbpf -lelf -lz -ljson-c -lmicrohttpd -lseccomp -l:libRmath.a -lm
+# user-space compiles also write what they include beside their output
+# (.d, included at the end): a header change rebuilds only its users
+DEPFLAGS := -MMD -MP
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Ibpf
 
 BPF_NAMES := mremap thp task
@@ -28,7 +31,6 @@ DATA_SRCS := $(wildcard src/data/*.c)
 EXPORT_SRCS := $(wildcard src/export/*.c)
 VIEW_SRCS := $(wildcard src/views/*.c)
 LIB_SRCS := $(ENGINE_SRCS) $(DATA_SRCS) $(EXPORT_SRCS) $(VIEW_SRCS)
-SRC_HDRS := $(wildcard src/*/*.h)
 LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope
 BENCH := $(OUT)/ptscope-bench
@@ -86,35 +88,9 @@ DEPS_IMAGE_PKGS := buildah skopeo umoci podman nodejs dpkg-dev:all
 
 .SECONDARY:
 
-.PHONY: fuzz-levels all deps deps-static deps-vm deps-kernel deps-deb deb \
-	deps-image image \
-	install install-bench static check unit-check tree-check \
-	host-check harness-check san san-check fuzz fuzz-build \
-	vm-check kernel kernel-check demo bench bench-overhead bench-overhead-vm \
-	bench-kernel-off \
-	clean
+.PHONY: all install install-bench deb image clean
 
 all: $(PTSCOPE) $(BENCH) $(CASES) $(FLOOR)
-
-deps:
-	@./tests/deps.sh $(DEPS_PKGS)
-
-deps-static: deps
-	@./tests/deps.sh --arm64 $(DEPS_ARM64_PKGS)
-
-deps-vm: deps-static
-	@./tests/deps.sh $(DEPS_VM_PKGS)
-
-deps-kernel: deps
-	@./tests/deps.sh $(DEPS_KERNEL_PKGS)
-	@./kernel/fetch-source.sh >/dev/null
-
-deps-deb: deps
-	@./tests/deps.sh $(DEPS_DEB_PKGS)
-
-deps-image: deps
-	@./tests/deps.sh $(DEPS_IMAGE_PKGS)
-	@./deploy/kubernetes/validate/install.sh >/dev/null
 
 $(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h bpf/pte_batch.bpf.h include/ptscope/ptscope.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(BPF_OUT)
@@ -129,222 +105,33 @@ $(BPF_OUT)/floor.bpf.o: bench/floor.bpf.c vmlinux/$(ARCH)/vmlinux.h
 $(BPF_OUT)/%.skel.h: $(BPF_OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-$(OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+# $(call compile,DIR,COMMAND): the objects DIR/%.o of src/%.c, built by
+# COMMAND (compiler and flags) for one flavour: native (and static) here,
+# san and fuzz in mk/tests.mk.  The sources include the skeletons, so they
+# come first; after that the .d files list what each object includes.
+define compile
+$(1)/%.o: src/%.c | $$(SKELS)
+	@mkdir -p $$(@D)
+	$(2) $$(DEPFLAGS) -c $$< -o $$@
+endef
+
+$(eval $(call compile,$(OUT)/$(ARCH),$$(CC) $$(CPPFLAGS) $$(CFLAGS)))
 
 $(PTSCOPE): $(LIB_OBJS) $(OUT)/$(ARCH)/main.o
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
 $(BENCH): bench/ptscope-bench.c
 	@mkdir -p $(OUT)
-	$(CC) -O2 -Wall -Wextra -o $@ $<
+	$(CC) -O2 -Wall -Wextra $(DEPFLAGS) -o $@ $<
 
 # the seeded mremap case generator of the differential level test
 $(CASES): bench/mremap-cases.c
 	@mkdir -p $(OUT)
-	$(CC) -O2 -Wall -Wextra -o $@ $<
+	$(CC) -O2 -Wall -Wextra $(DEPFLAGS) -o $@ $<
 
 $(FLOOR): bench/ptscope-floor.c $(BPF_OUT)/floor.skel.h
 	@mkdir -p $(OUT)
-	$(CC) $(CFLAGS) $< -o $@ $(FLOOR_LIBS)
-
-# Static binaries for the qemu kernel matrix (x86_64 and aarch64).
-# Debian's libmicrohttpd.a needs GnuTLS and so p11-kit, which Debian ships
-# no static library of: a TLS-less one is built from Debian's source.
-MHD_STATIC := $(OUT)/static/$(ARCH)/microhttpd
-# r-mathlib of the target architecture, unpacked (tests/vm/extract-rmath.sh)
-RMATH_STATIC := $(OUT)/static/$(ARCH)/rmath
-STATIC_LIBS := -L$(MHD_STATIC)/lib -L$(RMATH_STATIC)/usr/lib \
-	-l:libmicrohttpd.a -l:libbpf.a -l:libelf.a -l:libz.a -l:libzstd.a \
-	-l:libjson-c.a -l:libseccomp.a -l:libRmath.a -lm -lpthread
-static: deps-static
-	$(MAKE) $(OUT)/static/x86/ptscope $(OUT)/static/x86/ptscope-bench \
-		$(OUT)/static/x86/ptscope-cases $(OUT)/static/x86/ptscope-floor
-	$(MAKE) ARCH=arm64 CC=aarch64-linux-gnu-gcc $(OUT)/static/arm64/ptscope \
-		$(OUT)/static/arm64/ptscope-bench $(OUT)/static/arm64/ptscope-cases \
-		$(OUT)/static/arm64/ptscope-floor
-
-$(MHD_STATIC)/lib/libmicrohttpd.a: tests/vm/build-microhttpd.sh
-	./tests/vm/build-microhttpd.sh $(ARCH) $(MHD_STATIC)
-
-$(RMATH_STATIC)/usr/lib/libRmath.a: tests/vm/extract-rmath.sh
-	./tests/vm/extract-rmath.sh $(ARCH) $(RMATH_STATIC)
-
-$(OUT)/static/$(ARCH)/ptscope: $(LIB_OBJS) $(OUT)/$(ARCH)/main.o \
-		$(MHD_STATIC)/lib/libmicrohttpd.a $(RMATH_STATIC)/usr/lib/libRmath.a
-	@mkdir -p $(dir $@)
-	$(CC) -static $(filter %.o,$^) -o $@ $(STATIC_LIBS)
-
-$(OUT)/static/$(ARCH)/ptscope-bench: bench/ptscope-bench.c
-	@mkdir -p $(dir $@)
-	$(CC) -static -O2 -Wall -Wextra -o $@ $<
-
-$(OUT)/static/$(ARCH)/ptscope-floor: bench/ptscope-floor.c $(BPF_OUT)/floor.skel.h
-	@mkdir -p $(dir $@)
-	$(CC) -static $(CFLAGS) $< -o $@ $(FLOOR_STATIC_LIBS)
-
-$(OUT)/static/$(ARCH)/ptscope-cases: bench/mremap-cases.c
-	@mkdir -p $(dir $@)
-	$(CC) -static -O2 -Wall -Wextra -o $@ $<
-
-UNIT_TESTS := test_hist test_options test_engine test_catalog test_format test_diff test_stats test_prom \
-	test_schema test_listen test_httpd test_mapscan test_cgroup test_selfcheck \
-	test_kube
-UNIT_BINS := $(patsubst %,$(OUT)/tests/%,$(UNIT_TESTS))
-
-$(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
-	@mkdir -p $(OUT)/tests
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
-
-unit-check: deps $(UNIT_BINS)
-	@./tests/run.sh unit $(UNIT_BINS)
-
-# Sanitizer build: the unit tests and ptscope once more through clang's
-# AddressSanitizer and UndefinedBehaviorSanitizer, in $(SAN_OUT); make
-# check runs the unit and host tests again with them.  Any report ends the
-# process with exit code 86 and is also written under $(SAN_LOGS), which
-# tests/san/check_reports.sh turns into a failed test (a host test that
-# expects exit 1 would not notice the exit code alone).  LeakSanitizer
-# works as root here (it needs ptrace-like access to the process's own
-# threads, which this box allows), so leaks are reported too.
-SAN_OUT := $(OUT)/asan
-SAN_LOGS := $(SAN_OUT)/reports
-SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer
-SAN_CFLAGS := -O1 -g $(SAN_FLAGS) -std=gnu11 -Wall -Wextra \
-	-Wno-unused-parameter -Wno-missing-field-initializers -Iinclude \
-	-I$(BPF_OUT) -Isrc
-SAN_LIB_OBJS := $(patsubst src/%.c,$(SAN_OUT)/$(ARCH)/%.o,$(LIB_SRCS))
-SAN_PTSCOPE := $(SAN_OUT)/ptscope
-SAN_UNIT_BINS := $(patsubst %,$(SAN_OUT)/tests/%,$(UNIT_TESTS))
-SAN_ENV := ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1:log_path=$(abspath $(SAN_LOGS))/asan \
-	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1:log_path=$(abspath $(SAN_LOGS))/ubsan \
-	LSAN_OPTIONS=exitcode=86 PTSCOPE_SAN_LOGS=$(abspath $(SAN_LOGS))
-# tests/run.sh arguments: the sanitizer pass over unit and host tests
-# (not test_deb.sh nor test_image.sh: they test the package's and the
-# image's own ptscope, never $(PTSCOPE))
-SAN_RUN := --suite asan $(SAN_ENV) PTSCOPE=$(SAN_PTSCOPE) $(SAN_UNIT_BINS) \
-	$(filter-out tests/host/test_deb.sh tests/host/test_image.sh,$(wildcard tests/host/test_*.sh)) \
-	tests/san/check_reports.sh
-
-$(SAN_OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
-	@mkdir -p $(@D)
-	$(CLANG) $(SAN_CFLAGS) -c $< -o $@
-
-$(SAN_PTSCOPE): $(SAN_LIB_OBJS) $(SAN_OUT)/$(ARCH)/main.o
-	$(CLANG) $(SAN_FLAGS) $^ -o $@ $(LDLIBS)
-
-$(SAN_OUT)/tests/%: tests/unit/%.c $(SAN_LIB_OBJS)
-	@mkdir -p $(SAN_OUT)/tests
-	$(CLANG) $(SAN_CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
-
-san: $(SAN_PTSCOPE) $(SAN_UNIT_BINS)
-
-# the sanitizer pass alone: unit tests, then the host tests with its ptscope
-san-check: deps san all
-	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
-	@./tests/run.sh asan $(SAN_RUN)
-
-# tests/run.sh itself: short, planless or dying runs must turn it red
-HARNESS_TESTS := tests/harness/test_run.sh tests/vm/test_harness.sh
-harness-check:
-	@./tests/run.sh harness $(HARNESS_TESTS)
-
-# the source tree: no layer includes one above it (docs/layout.md); the
-# Prometheus rules pass promtool and their unit tests, and name only
-# families of the source; the Kubernetes manifests pass their schemas
-# (the validator comes with deps-image)
-TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh tests/tree/test_docs.sh \
-	tests/tree/test_manifests.sh
-tree-check: deps-image
-	@./tests/run.sh tree $(TREE_TESTS)
-
-host-check: deps deps-deb deps-image all
-	@./tests/run.sh host tests/host/test_*.sh
-
-vm-check: deps-vm static
-	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh vm tests/vm/test_matrix.sh
-
-# The patched kernels (kernel/): the series must apply and pass checkpatch,
-# then tests/vm/test_patched.sh builds each variant with kernel/build and
-# boots it.
-kernel-check: deps deps-vm deps-kernel all static
-	@./tests/run.sh kernel kernel/check-patches.sh tests/vm/test_patched.sh
-
-# long runs of the differential level test on the patched kernel
-fuzz-levels: deps-vm deps-kernel all static
-	@LEVELS_SEED=$(SEED) LEVELS_CASES=$(N) ./tests/run.sh levels tests/vm/fuzz_levels.sh
-
-kernel: deps-kernel
-	@for v in $(KERNEL_VARIANTS); do ./kernel/build $$v || exit 1; done
-
-# libFuzzer targets, tests/fuzz/NAME.c, each run for FUZZ_SECONDS over a
-# copy of its seed corpus tests/fuzz/corpus/NAME/ by tests/fuzz/run.sh,
-# which reports TAP ("ok N - fuzz_diff 20 s, X runs").  Add new targets
-# (fuzz_http for the HTTP path) to FUZZ_TARGETS.  The library sources are
-# built with coverage and sanitizers into $(FUZZ_OUT)/$(ARCH).
-FUZZ_TARGETS := fuzz_diff fuzz_options fuzz_listen fuzz_http
-FUZZ_SECONDS ?= 20
-FUZZ_OUT := $(OUT)/fuzz
-FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
-	-fno-sanitize-recover=all -fno-omit-frame-pointer -std=gnu11 -Wall \
-	-Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-	-Iinclude -I$(BPF_OUT) -Isrc
-FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_OUT)/$(ARCH)/%.o,$(LIB_SRCS))
-FUZZ_BINS := $(patsubst %,$(FUZZ_OUT)/%,$(FUZZ_TARGETS))
-# tests/run.sh arguments: the fuzz pass
-FUZZ_RUN := --suite fuzz FUZZ_BIN=$(abspath $(FUZZ_OUT)) \
-	FUZZ_SECONDS=$(FUZZ_SECONDS) "FUZZ_TARGETS=$(FUZZ_TARGETS)" \
-	tests/fuzz/run.sh
-
-$(FUZZ_OUT)/$(ARCH)/%.o: src/%.c $(SKELS) $(SRC_HDRS) include/ptscope/ptscope.h
-	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
-
-$(FUZZ_OUT)/%: tests/fuzz/%.c $(FUZZ_LIB_OBJS)
-	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LDLIBS)
-
-fuzz-build: $(FUZZ_BINS)
-
-fuzz: deps fuzz-build
-	@./tests/run.sh fuzz $(FUZZ_RUN)
-
-check: deps-vm deps-kernel deps-deb deps-image
-	$(MAKE) all $(UNIT_BINS) san fuzz-build
-	$(MAKE) static
-	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
-	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh all $(HARNESS_TESTS) $(TREE_TESTS) $(UNIT_BINS) \
-		tests/host/test_*.sh tests/vm/test_matrix.sh \
-		kernel/check-patches.sh tests/vm/test_patched.sh \
-		$(SAN_RUN) $(FUZZ_RUN)
-
-demo: deps all
-	./bench/demo.sh
-
-# The upstream experiment: 1 GiB remapped at PUD, PMD and page alignment,
-# user-side times from the bench, kernel-side times from ptscope.
-bench: deps all
-	./bench/bench.sh
-	./bench/bench-thp.sh
-
-# What tracing adds per mremap and per fault: no tracer, the floor (empty
-# programs on ptscope's hooks), ptscope top/export/stat and bpftrace, one
-# interleaved run of ROUNDS rounds; tables on stdout, rows in build/bench/.
-ROUNDS ?= 5
-bench-overhead: deps all
-	./bench/overhead.sh --rounds $(ROUNDS)
-
-# the same inside one qemu kernel (fentry and kprobe modes), ratios only
-KERNEL ?= 6.12-amd64
-VM_ROUNDS ?= 3
-bench-overhead-vm: deps-vm static
-	./tests/vm/bench_overhead.sh $(KERNEL) $(VM_ROUNDS)
-
-# what the tracepoint series costs while off: stock 7.3 against patched,
-# booted in turn (bench/kernel-off.sh), ROUNDS pairs of boots
-bench-kernel-off: deps-vm deps-kernel static
-	./bench/kernel-off.sh $(ROUNDS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $< -o $@ $(FLOOR_LIBS)
 
 # What a box that runs ptscope needs: the binary, its man page, the
 # dashboards and rules (dashboards/*.json, *.yml), the bash completion.
@@ -381,9 +168,19 @@ deb: deps deps-deb
 	cd $(DEB_OUT)/src && dpkg-buildpackage -us -uc
 	@ls $(DEB_OUT)/*.deb
 
-image: deps-image
+image: need-deps-image
 	$(MAKE) $(OUT)/static/$(ARCH)/ptscope
 	./deploy/image/build.sh $(OUT)/static/$(ARCH)/ptscope $(VERSION) $(IMAGE_OUT)
 
 clean:
 	rm -rf $(OUT)
+
+# what the compiler found each output to include (DEPFLAGS); the included
+# files add theirs.  Only the outputs of this ARCH built so far have one.
+DEPFILES := $(patsubst %.o,%.d,$(LIB_OBJS) $(OUT)/$(ARCH)/main.o) \
+	$(addsuffix .d,$(BENCH) $(CASES) $(FLOOR))
+
+# provisioning (deps*), static builds, tests, kernels, benchmarks
+include mk/deps.mk mk/static.mk mk/tests.mk mk/kernel.mk mk/bench.mk
+
+-include $(wildcard $(DEPFILES))

@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+# The demo and the benchmarks.
+
+.PHONY: demo bench bench-overhead bench-overhead-vm bench-kernel-off
+
+demo: deps all
+	./bench/demo.sh
+
+# The upstream experiment: 1 GiB remapped at PUD, PMD and page alignment,
+# user-side times from the bench, kernel-side times from ptscope.
+bench: deps all
+	./bench/bench.sh
+	./bench/bench-thp.sh
+
+# What tracing adds per mremap and per fault: no tracer, the floor (empty
+# programs on ptscope's hooks), ptscope top/export/stat and bpftrace, one
+# interleaved run of ROUNDS rounds; tables on stdout, rows in build/bench/.
+ROUNDS ?= 5
+bench-overhead: deps all
+	./bench/overhead.sh --rounds $(ROUNDS)
+
+# the same inside one qemu kernel (fentry and kprobe modes), ratios only
+KERNEL ?= 6.12-amd64
+VM_ROUNDS ?= 3
+bench-overhead-vm: deps-vm static
+	./tests/vm/bench_overhead.sh $(KERNEL) $(VM_ROUNDS)
+
+# what the tracepoint series costs while off: stock 7.3 against patched,
+# booted in turn (bench/kernel-off.sh), ROUNDS pairs of boots
+bench-kernel-off: deps-vm deps-kernel static
+	./bench/kernel-off.sh $(ROUNDS)
