@@ -4,9 +4,11 @@
 .PHONY: kernel kernel-check fuzz-levels
 
 # the series must apply and pass checkpatch, then tests/vm/test_patched.sh
-# builds each variant with kernel/build and boots it
+# builds each variant with kernel/build and boots it, for amd64 and then
+# arm64 (make check runs amd64 only)
 kernel-check: need-deps-vm need-deps-kernel all static
-	@./tests/run.sh kernel kernel/check-patches.sh tests/vm/test_patched.sh
+	@./tests/run.sh kernel kernel/check-patches.sh tests/vm/test_patched.sh \
+		tests/vm/test_patched_arm64.sh
 
 # long runs of the differential level test on the patched kernel
 fuzz-levels: need-deps-vm need-deps-kernel all static
