@@ -6,7 +6,7 @@
  * autoloads one candidate set per metric; the rest stay unloaded.
  */
 #include "ptscope.bpf.h"
-#include "pte_batch.bpf.h"
+#include "pgtable.bpf.h"
 
 #if defined(__TARGET_ARCH_x86)
 #define NR_mremap 25
@@ -297,95 +297,6 @@ static __always_inline __u64 extent_at(const struct mpt_walk *w, __u64 old,
 	__u64 new_next = (new + entry) & ~(entry - 1);
 
 	return min3(old_next - old, w->old_end - old, new_next - new);
-}
-
-#if defined(__TARGET_ARCH_x86)
-/* PTE_PFN_MASK: bits 51..12 hold the next table's physical address */
-#define TABLE_PA_MASK(page_size)	0x000ffffffffff000ULL
-/* pmd_none() ignores Accessed and Dirty (_PAGE_KNL_ERRATUM_MASK) */
-#define PMD_NONE_IGNORED		0x60ULL
-#define PUD_IS_TABLE(v)			(((v) & 0x81) == 0x01)	/* present, !PSE */
-
-/* __va(): page_offset_base + pa (randomized with CONFIG_RANDOMIZE_MEMORY) */
-static __always_inline __u64 direct_map_va(__u64 pa, __u64 table_va)
-{
-	__u64 base;
-
-	if (bpf_probe_read_kernel(&base, sizeof(base), (void *)cfg.dmap_var))
-		return 0;
-	return base + pa;
-}
-#elif defined(__TARGET_ARCH_arm64)
-/* table descriptor: output address in bits 47..PAGE_SHIFT */
-#define TABLE_PA_MASK(page_size)	(0x0000ffffffffffffULL & ~((page_size) - 1))
-#define PMD_NONE_IGNORED		0ULL
-#define PUD_IS_TABLE(v)			(((v) & 0x3) == 0x3)
-
-/*
- * The linear map starts at PAGE_OFFSET = -(1 << VA_BITS) and holds RAM in
- * its lower half ([PAGE_OFFSET, PAGE_END), arch/arm64/include/asm/memory.h,
- * 5.4+).  VA_BITS is a build option, so take the one under which @va, a
- * page-table page and thus a linear map address, lies in that half.
- */
-static __always_inline bool in_linear_half(__u64 va, __u32 va_bits)
-{
-	__u64 start = -(1ULL << va_bits);
-
-	return va >= start && va - start < (1ULL << (va_bits - 1));
-}
-
-static __always_inline __u64 linear_map_start(__u64 va)
-{
-	if (in_linear_half(va, 48))
-		return -(1ULL << 48);
-	if (in_linear_half(va, 52))
-		return -(1ULL << 52);
-	if (in_linear_half(va, 47))
-		return -(1ULL << 47);
-	if (in_linear_half(va, 42))
-		return -(1ULL << 42);
-	if (in_linear_half(va, 39))
-		return -(1ULL << 39);
-	return 0;
-}
-
-/* __phys_to_virt(): (pa - PHYS_OFFSET) | PAGE_OFFSET, PHYS_OFFSET = memstart_addr */
-static __always_inline __u64 direct_map_va(__u64 pa, __u64 table_va)
-{
-	__u64 page_offset = linear_map_start(table_va);
-	__s64 memstart;
-
-	if (!page_offset ||
-	    bpf_probe_read_kernel(&memstart, sizeof(memstart), (void *)cfg.dmap_var))
-		return 0;
-	return (pa - memstart) | page_offset;
-}
-#endif
-
-/*
- * Is the PMD entry for @addr empty?  @pud is what get_old_pud() returned
- * from inside get_old_pmd() (mm/mremap.c, 5.11+), which goes on with
- * pmd_offset(pud, addr) and returns NULL on pmd_none(): the loop then
- * skips the step without moving anything.  pmd_offset() is inline, so read
- * the same entry through the direct map.  -1: could not tell.
- */
-static __always_inline int pmd_entry_none(__u64 pud, __u64 addr)
-{
-	__u64 page_size = 1ULL << cfg.page_shift;
-	__u64 pmd_shift = cfg.page_shift * 2 - 3;
-	__u64 index, table, pud_val, pmd_val;
-
-	if (bpf_probe_read_kernel(&pud_val, sizeof(pud_val), (void *)pud) ||
-	    !PUD_IS_TABLE(pud_val))
-		return -1;
-	table = direct_map_va(pud_val & TABLE_PA_MASK(page_size), pud);
-	if (!table)
-		return -1;
-	index = (addr >> pmd_shift) & (page_size / 8 - 1);
-	if (bpf_probe_read_kernel(&pmd_val, sizeof(pmd_val),
-				  (void *)(table + index * 8)))
-		return -1;
-	return (pmd_val & ~PMD_NONE_IGNORED) == 0;
 }
 
 /* The level breakdown of the mremap call this walk belongs to, if any. */
