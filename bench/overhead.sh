@@ -25,7 +25,7 @@
 #   --report only print the tables again, from the rows in --out
 # Environment: PTSCOPE, BENCH, FLOOR, BPFTRACE, STRESS_NG, PORT, THP_SYSFS; the
 # counts INPLACE_N, MOVE_PMD_N, MOVE_PTE_N, FAULT_MB, FAULT_N, THP_MB,
-# THP_N, BIGHEAP_S.  Needs root (BPF, and the THP knobs it sets for the
+# THP_N, BIGHEAP_S, SYSCALL_N.  Needs root (BPF, and the THP knobs it sets for the
 # mTHP loop and restores).
 set -u
 
@@ -68,12 +68,13 @@ if [ "$TINY" = 1 ]; then
 	INPLACE_N=${INPLACE_N:-200} MOVE_PMD_N=${MOVE_PMD_N:-20}
 	MOVE_PTE_N=${MOVE_PTE_N:-10} FAULT_MB=${FAULT_MB:-4} FAULT_N=${FAULT_N:-1}
 	THP_MB=${THP_MB:-8} THP_N=${THP_N:-1} BIGHEAP_S=${BIGHEAP_S:-1}
+	SYSCALL_N=${SYSCALL_N:-1000}
 	[ "$rounds_set" = 1 ] || ROUNDS=1
 fi
 if [ "$VM" = 1 ]; then	# TCG runs these some 20 times slower
 	INPLACE_N=${INPLACE_N:-5000} MOVE_PMD_N=${MOVE_PMD_N:-2000}
 	MOVE_PTE_N=${MOVE_PTE_N:-200} FAULT_MB=${FAULT_MB:-16} FAULT_N=${FAULT_N:-2}
-	THP_MB=${THP_MB:-16} THP_N=${THP_N:-2}
+	THP_MB=${THP_MB:-16} THP_N=${THP_N:-2} SYSCALL_N=${SYSCALL_N:-20000}
 fi
 INPLACE_N=${INPLACE_N:-100000}	# 2 mremap calls each
 MOVE_PMD_N=${MOVE_PMD_N:-100000}
@@ -83,11 +84,12 @@ FAULT_N=${FAULT_N:-4}
 THP_MB=${THP_MB:-64}
 THP_N=${THP_N:-8}
 BIGHEAP_S=${BIGHEAP_S:-3}
+SYSCALL_N=${SYSCALL_N:-1000000}
 READY_S=60
 [ "$VM" = 1 ] && READY_S=300
 
 TRACERS=${TRACERS:-"none floor top export stat folio bpftrace bpftrace_count bpf_stats"}
-WORKLOADS=${WORKLOADS:-"inplace move_pmd move_pte fault_4k fault_mthp fault_pmd bigheap"}
+WORKLOADS=${WORKLOADS:-"inplace move_pmd move_pte fault_4k fault_mthp fault_pmd bigheap syscall"}
 
 TMP=$(mktemp -d /tmp/ptscope-overhead.XXXXXX)
 mkdir -p "$OUT"
@@ -227,6 +229,7 @@ run_workload() {
 		--count "$THP_N" --thp default --folio "${MTHP_KB}K" ;;
 	fault_pmd) set -- "$@" "$BENCH" fault-loop --size "${THP_MB}M" \
 		--count "$THP_N" --thp always --folio pmd ;;
+	syscall) set -- "$@" "$BENCH" syscall-loop --count "$SYSCALL_N" ;;
 	# bigheap grows the heap until realloc fails: cap stress-ng alone at
 	# 2 GiB, never a tracer in front of it (an ASan ptscope stat reserves
 	# terabytes of shadow memory)
@@ -488,6 +491,7 @@ END {
 	title["fault_mthp"] = mthp_kb " KiB mTHP fault loop, ns per fault"
 	title["fault_pmd"] = pmd_kb / 1024 " MiB THP fault loop (MADV_HUGEPAGE), ns per fault"
 	title["bigheap"] = "stress-ng --bigheap 1, ns per bogo op (realloc)"
+	title["syscall"] = "getppid() loop, a syscall ptscope does not trace: what every other syscall pays, ns per syscall"
 	nt = split(tracers, T, " "); nw = split(workloads, W, " ")
 	for (i = 1; i <= nw; i++) {
 		w = W[i]

@@ -14,7 +14,7 @@
  *           ptscope maps)
  *   table   user-side timing of the pud/pmd/page moves (demo only)
  *   bw      read bandwidth per buffer size, like lmbench bw_mem rd
- *   inplace-loop, move-loop, fault-loop
+ *   inplace-loop, move-loop, fault-loop, syscall-loop
  *           timed loops for the overhead benchmark (bench/overhead.sh)
  *
  * Only libc is used, so it links statically for x86_64 and aarch64.
@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -295,13 +296,18 @@ static const char usage_text[] =
 "      between two PMD aligned addresses (--class page: the second one\n"
 "      a page off) with mremap(MREMAP_MAYMOVE|MREMAP_FIXED).\n"
 "\n"
+"  syscall-loop --count N\n"
+"      N getppid() calls: a syscall no probe of ptscope's is on, for what\n"
+"      a tracer costs every other syscall on the box.\n"
+"\n"
 "  fault-loop --size SIZE --count N [--folio page|pmd|SIZE]\n"
 "             [--thp never|default|always]\n"
 "      N times: map SIZE bytes PMD aligned, madvise (default never),\n"
 "      write one byte per folio (default a page), unmap.\n"
 "\n"
-"      The three loops print one line: loop=NAME page_size=P ops=N ns=T\n"
-"      ns_per_op=X; ops are the mremap calls or the writes (faults),\n"
+"      The four loops print one line: loop=NAME page_size=P ops=N ns=T\n"
+"      ns_per_op=X; ops are the mremap calls, the writes (faults) or the\n"
+"      syscalls,\n"
 "      and only they are timed.  These are bench/overhead.sh's workloads.\n"
 "\n"
 "  --help\n"
@@ -1869,7 +1875,8 @@ static int run_count_only(int argc, char **argv, int (*run)(uint64_t count))
  * The workloads of bench/overhead.sh: tight loops whose cost per
  * operation a tracer adds to.  Each prints one line,
  *   loop=NAME page_size=P ops=N ns=TOTAL ns_per_op=X
- * (NAME: inplace, move_pmd, move_pte, fault_<folio KiB>k), where ops counts mremap calls or faults and only they are timed.
+ * (NAME: inplace, move_pmd, move_pte, fault_<folio KiB>k, syscall), where
+ * ops counts mremap calls, faults or syscalls and only they are timed.
  */
 static void print_loop(const char *name, uint64_t ops, uint64_t ns)
 {
@@ -1919,6 +1926,29 @@ cleanup:
 static int cmd_inplace_loop(int argc, char **argv)
 {
 	return run_count_only(argc, argv, run_inplace_loop);
+}
+
+/*
+ * syscall-loop: getppid() N times, through syscall(2) so that no libc
+ * caches it.  ptscope traces no getppid; a tracer on the raw_syscalls or
+ * syscalls tracepoints still slows it down, since enabling any syscall
+ * tracepoint sends every syscall through the tracing entry path
+ * (SYSCALL_WORK_SYSCALL_TRACEPOINT, kernel/entry/common.c).
+ */
+static int run_syscall_loop(uint64_t count)
+{
+	uint64_t i, start;
+
+	start = now_ns();
+	for (i = 0; i < count; i++)
+		syscall(SYS_getppid);
+	print_loop("syscall", count, now_ns() - start);
+	return 0;
+}
+
+static int cmd_syscall_loop(int argc, char **argv)
+{
+	return run_count_only(argc, argv, run_syscall_loop);
 }
 
 /*
@@ -2115,6 +2145,7 @@ static const struct command commands[] = {
 	{ "table",  cmd_table },
 	{ "bw",     cmd_bw },
 	{ "inplace-loop", cmd_inplace_loop },
+	{ "syscall-loop", cmd_syscall_loop },
 	{ "move-loop", cmd_move_loop },
 	{ "fault-loop", cmd_fault_loop },
 };

@@ -18,7 +18,7 @@ else
 fi
 sed 's/^/# /' "$TMP/table.txt"
 
-WORKLOADS="inplace move_pmd move_pte fault_4k fault_mthp fault_pmd bigheap"
+WORKLOADS="inplace move_pmd move_pte fault_4k fault_mthp fault_pmd bigheap syscall"
 LABELS=("none" "floor (empty programs)" "ptscope top" "ptscope export"
 	"ptscope stat -- CMD" "ptscope export --metric mremap.folio_lookups"
 	"bpftrace, same counts" "bpftrace, @=count() on mremap"
@@ -47,7 +47,7 @@ for w in $WORKLOADS; do
 	# ptscope itself must have numbers here (tracepoints attach on this box)
 	r=$(row "$TMP/$w.txt" "ptscope export" | sed 's/^ *//')
 	case $w in
-	inplace|move_pmd|move_pte|fault_4k)
+	inplace|move_pmd|move_pte|fault_4k|syscall)
 		if [[ $r =~ ^[0-9] ]]; then
 			ok "$w: ptscope export has a number"
 		else
