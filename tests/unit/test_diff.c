@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "data/recording_diff.h"
+#include "views/diff_format.h"
 #include "views/values.h"
 
 static const char *const labels[DIFF_SIDES] = { "base.json", "new.json" };
