@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "data/recording_diff.h"
+#include "data/recording_compare.h"
 #include "views/diff_format.h"
 #include "views/report.h"
 #include "views/views.h"

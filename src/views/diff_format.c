@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ptscope diff's report: a comparison (data/recording_diff.h) as text
+ * ptscope diff's report: a comparison (data/recording_compare.h) as text
  * (the verdict, the changed rows, why the times moved, what only one side
  * has) or as one JSON object.  A recording's strings come from anywhere:
  * the text escapes them, JSON quotes them.

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <json-c/json.h>
-#include "data/recording_diff.h"
+#include "data/recording_compare.h"
 
 /* "+300.0%", "-37.2%", "0.0%", "new", "gone" */
 const char *diff_fmt_change(char *buf, size_t len, const struct diff_row *row);

@@ -10,8 +10,8 @@
  * enough runs", never a change.  Pure functions over json-c objects; the
  * view reads the files and renders the result (views/diff_format.c).
  */
-#ifndef PTSCOPE_DIFF_H
-#define PTSCOPE_DIFF_H
+#ifndef PTSCOPE_RECORDING_COMPARE_H
+#define PTSCOPE_RECORDING_COMPARE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "data/recording_diff.h"
+#include "data/recording_compare.h"
 #include "data/grow.h"
 
 const char *const diff_side_name[DIFF_SIDES] = { "base", "new" };
