@@ -3,7 +3,6 @@
 #define PTSCOPE_HIST_H
 
 #include <stdint.h>
-#include <stdio.h>
 #include <linux/types.h>
 #include <ptscope/ptscope.h>
 
@@ -16,6 +15,5 @@ double hist_mean(const struct pts_hist *h);
 void hist_merge(struct pts_hist *dst, const struct pts_hist *src);
 void hist_sub(struct pts_hist *dst, const struct pts_hist *a,
 	      const struct pts_hist *b);
-void hist_print(FILE *out, const struct pts_hist *h, const char *unit);
 
 #endif

@@ -8,8 +8,6 @@
 #define PTSCOPE_KCOUNTERS_H
 
 #include <stdint.h>
-#include <stdio.h>
-#include <json-c/json.h>
 
 #define KC_MAX		64
 #define KC_GROUP_LEN	32
@@ -32,7 +30,5 @@ void kcounters_delta(const struct kcounters *after,
 		     const struct kcounters *before, struct kcounters *out);
 /* @sum += @kc, matched by group and name (a new one appended) */
 void kcounters_add(struct kcounters *sum, const struct kcounters *kc);
-json_object *kcounters_json(const struct kcounters *kc);
-void kcounters_text(FILE *out, const struct kcounters *kc);
 
 #endif

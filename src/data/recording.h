@@ -116,4 +116,11 @@ bool rec_absent_means_zero(const struct rec_run *run,
  */
 void recording_slim(json_object *rec);
 
+/*
+ * Read, parse and slim the recording at @path into *@rec (json_object_put
+ * it).  0; -ENOMEM, or -EINVAL when it cannot be read or is not one JSON
+ * value; the message is on stderr, naming @path.
+ */
+int recording_load(const char *path, json_object **rec);
+
 #endif

@@ -5,6 +5,7 @@
 #include "data/format.h"
 #include "data/hist.h"
 #include "data/selfcheck.h"
+#include "views/hist_print.h"
 #include "views/report.h"
 
 #define REPORT_WIDTH	100	/* probe and stat lines, continuations included */

@@ -12,6 +12,7 @@
 #include "data/format.h"
 #include "data/recording.h"
 #include "data/stats.h"
+#include "views/kcounters_report.h"
 #include "views/report.h"
 #include "views/stat_report.h"
 #include "views/values.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for src/data/recording_diff.c: recordings built here, compared. */
+/* Unit tests for src/data/recording_compare.c: recordings built here, compared. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -9,7 +9,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "data/recording_diff.h"
+#include "data/recording_compare.h"
+#include "views/diff_format.h"
 #include "views/values.h"
 
 static const char *const labels[DIFF_SIDES] = { "base.json", "new.json" };

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "data/cgroup_names.h"
-#include "data/recording_diff.h"
+#include "data/recording_compare.h"
 #include "data/schema.h"
 #include "export/prom.h"
 #include "views/report.h"

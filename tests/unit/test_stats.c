@@ -14,7 +14,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "data/recording_diff.h"
+#include "data/recording_compare.h"
 #include "data/stats.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

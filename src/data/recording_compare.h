@@ -8,10 +8,10 @@
  * exact values differ, or when its adjusted p is below alpha and its 95%
  * interval lies beyond the minimum effect.  One run on a side is "not
  * enough runs", never a change.  Pure functions over json-c objects; the
- * view does the file I/O and the printing.
+ * view reads the files and renders the result (views/diff_format.c).
  */
-#ifndef PTSCOPE_DIFF_H
-#define PTSCOPE_DIFF_H
+#ifndef PTSCOPE_RECORDING_COMPARE_H
+#define PTSCOPE_RECORDING_COMPARE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -96,8 +96,6 @@ struct diff_result {
 };
 
 extern const char *const diff_side_name[DIFF_SIDES];	/* "base", "new" */
-extern const char *const diff_verdict_name[];	/* "changed", ... */
-extern const char *const diff_test_name[];	/* "none", "exact", "welch" */
 
 /* alpha DIFF_ALPHA, minimum effect DIFF_MIN_EFFECT_PCT */
 void diff_default_params(struct diff_params *p);
@@ -126,12 +124,5 @@ int diff_decide(struct diff_row *rows, size_t nr,
 /* changed first (exact, then by adjusted p), then by |change| */
 void diff_sort_rows(struct diff_row *rows, size_t nr);
 bool diff_kernels_differ(const struct diff_result *res);
-
-/* "+300.0%", "-37.2%", "0.0%", "new", "gone" */
-const char *diff_fmt_change(char *buf, size_t len, const struct diff_row *row);
-
-/* the comparison as JSON; @labels are the two file names */
-json_object *diff_result_json(const struct diff_result *res,
-			      const char *const labels[DIFF_SIDES]);
 
 #endif
