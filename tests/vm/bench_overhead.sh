@@ -4,7 +4,7 @@
 # its ratio tables.  Under TCG only the ratios mean something.
 #
 #   tests/vm/bench_overhead.sh KERNEL [ROUNDS] [--tiny]
-#   KERNEL: VERSION-ARCH as in VM_KERNELS, e.g. 6.12-amd64
+#   KERNEL: a kernel of tests/vm/kernels.tsv, e.g. 6.12-amd64
 #   TRACERS, WORKLOADS (environment): bench/overhead.sh's lists, to run
 #   fewer of them in the guest
 set -u
@@ -14,19 +14,23 @@ kernel=${1:?usage: $0 KERNEL [ROUNDS] [--tiny]}
 rounds=${2:-3}
 tiny=0
 [ "${3:-}" = --tiny ] && tiny=1
-version=${kernel%-*}
-arch=${kernel#*-}
-case $arch in
+. "$here/kernels.sh"
+if ! version=$(kernel_field "$kernel" version); then
+	echo "$0: KERNEL is one of: $(kernel_field '*' label | tr '\n' ' ')" >&2
+	exit 2
+fi
+arch=$(kernel_field "$kernel" arch)
+guest_arch=$(kernel_field "$kernel" deb_arch)
+case $guest_arch in
 amd64) bin=$top/build/static/x86 ;;
 arm64) bin=$top/build/static/arm64 ;;
-*) echo "$0: KERNEL is VERSION-ARCH (amd64, arm64)" >&2; exit 2 ;;
 esac
 lists=
 [ -n "${TRACERS:-}" ] && lists="ptscope.tracers=$(echo "$TRACERS" | tr ' ' ,)"
 [ -n "${WORKLOADS:-}" ] && lists="$lists ptscope.workloads=$(echo "$WORKLOADS" | tr ' ' ,)"
 work=$(mktemp -d /tmp/ptscope-overhead-vm.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-if ! "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$arch" \
+if ! "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$guest_arch" \
 	"$here/scenarios/overhead.sh" "$bin/ptscope" "$bin/ptscope-bench" \
 	"$bin/ptscope-floor" "$top/bench/overhead.sh:/lib/overhead.sh" \
 	"$top/bench/overhead.bt:/lib/overhead.bt" \

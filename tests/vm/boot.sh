@@ -4,8 +4,8 @@
 #
 #   tests/vm/boot.sh VERSION ARCH INITRAMFS [TIMEOUT_S]
 #
-# VERSION: 6.1 | 6.12 | 7.3    ARCH: amd64 | arm64 | arm64-16k (the 7.3
-# kernel with 16 KiB pages)    TIMEOUT_S: default 300
+# VERSION ARCH: a kernel of tests/vm/kernels.tsv (its version and arch
+# columns, e.g. 6.12 amd64, 7.3 arm64-16k)    TIMEOUT_S: default 300
 #
 # stdout: the scenario's output (console text between the PTSCOPE-VM-BEGIN
 #         and PTSCOPE-VM-EXIT markers, CRs stripped).
@@ -50,7 +50,7 @@ die() { echo "$prog: error: $*" >&2; exit 1; }
 note() { echo "$prog: $*" >&2; }
 usage() {
 	echo "usage: $prog VERSION ARCH INITRAMFS [TIMEOUT_S]" >&2
-	echo "  VERSION: 6.1 | 6.12 | 7.3   ARCH: amd64 | arm64 | arm64-16k   TIMEOUT_S: default 300" >&2
+	echo "  VERSION ARCH: a kernel of tests/vm/kernels.tsv (e.g. 6.12 amd64)   TIMEOUT_S: default 300" >&2
 	exit 2
 }
 

@@ -26,21 +26,10 @@ the folio's order from the memmap.
 import json
 import re
 
-from taplib import comment, older_than, tap
+from taplib import comment, kernel_row, tap
 from taplib import stat_report as report_of
 
 KIB = 1 << 10
-
-
-def runs_batches(label):
-    """the scenarios run on 6.17+ (the guest decides by uname too)"""
-    return not older_than(label, (6, 17))
-
-
-def arm64(label):
-    """label "7.3-arm64" or "7.3-arm64-16k": pte_batch_hint() batches
-    contpte blocks only there"""
-    return label.split("-")[1] == "arm64"
 
 
 def contpte_block(page):
@@ -100,7 +89,7 @@ def check_batch(label, mode, name, blocks):
         "%s %s %s: %s anon_fault_alloc %s = %d (%d bytes moved)" % (
             label, mode, name, stats, folios, want_folios, moved))
     ptes = moved // page
-    per = folio // page if mthp and arm64(label) else 1
+    per = folio // page if mthp and kernel_row(label).contpte else 1
     levels = counters.get("mremap_levels", {})
     want = dict(pte_extents=1, ptes=ptes, pte_batches=ptes // per,
                 folio_lookups=ptes // per if per > 1 else 0)
@@ -135,7 +124,7 @@ def check_diff(label, mode, blocks):
     named = [k for k in ("pte_batch_size", "folio_lookups") if k in differ]
     table = re.search(r"^  levels\.pte_batch_size_mean +\S+ +\S+ +(\S+)  untested$",
                       text, re.M)
-    if arm64(label):
+    if kernel_row(label).contpte:
         good = len(named) == 2
         want = "names the batch size and the folio lookups as differing"
     else:
@@ -153,7 +142,7 @@ def check_diff(label, mode, blocks):
 
 def batch_units(label, mode):
     """[(unit name, checks, function)] for one attach mode of one kernel"""
-    if not runs_batches(label):
+    if not kernel_row(label).batches:
         return []
     units = [("%s %s multi" % (label, mode), MULTI_CHECKS,
               lambda b: check_multi(label, mode, b))]

@@ -14,7 +14,7 @@ import json
 import sys
 
 import check_matrix as cm
-from taplib import comment, run, tap
+from taplib import comment, kernel_row, run, tap
 
 MTHP_SIZE = 64 << 10
 MTHP_REGION = 1 << 20
@@ -194,7 +194,7 @@ def maps_units(label):
         ("%s maps moved" % label, 2, lambda b: check_moved(label, b)),
         ("%s maps small" % label, 2, lambda b: check_small(label, b)),
     ]
-    if cm.has_mthp_stats(label):
+    if kernel_row(label).mthp_stats:
         units += [
             ("%s maps mthp" % label, 2,
              lambda b: check_mthp(label, b, "mthp", "aligned")),

@@ -18,7 +18,7 @@ import sys
 
 import check_batch
 import check_levels
-from taplib import comment, older_than, plan, run, tap, unit
+from taplib import comment, kernel_row, plan, run, tap, unit
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -127,32 +127,10 @@ def guest_expect(blocks):
     return expect(*guest_geometry(blocks))
 
 
-def has_pte_marker(label):
-    """__pte_offset_map_lock() sees each PTE table from 6.5"""
-    return not older_than(label, (6, 5))
-
-
-def has_mthp_stats(label):
-    """per-size hugepages-*kB/stats from 6.8"""
-    return not older_than(label, (6, 8))
-
-
-def realigns(label):
-    """move_page_tables() aligns down to a PMD boundary from 6.7"""
-    return not older_than(label, (6, 7))
-
-
-def pmd_read(label):
-    """whether the markers can read PMD entries: Debian's 6.1 arm64 kernel
-    lists no data symbols in kallsyms (no memstart_addr, checked in the
-    VM), so there the PMD moves are an upper bound, and said to be"""
-    return label != "6.1-arm64"
-
-
 def level_keys(label):
     """what a call's level breakdown has on this kernel"""
     keys = check_levels.SHARED_KEYS
-    return keys if has_pte_marker(label) else tuple(k for k in keys if k != "ptes")
+    return keys if kernel_row(label).pte_marker else tuple(k for k in keys if k != "ptes")
 
 
 def parse(path):
@@ -201,8 +179,7 @@ def check_geometry(label, blocks):
 
 
 def expected_modes(label):
-    # arm64 before 6.0 has no BPF trampolines: fentry attach fails (-524)
-    return ["kprobe"] if label == "6.1-arm64" else ["fentry", "kprobe"]
+    return ["fentry", "kprobe"] if kernel_row(label).fentry else ["kprobe"]
 
 
 def check_probe(label, mode, blocks):
@@ -233,12 +210,13 @@ def check_probe(label, mode, blocks):
     tap(calls["status"] == "exact" and calls.get("path") == want,
         "%s %s: mremap calls attached by %s (want %s)" % (
             label, mode, calls.get("probe", calls.get("reason")), want))
-    status = "exact" if has_pte_marker(label) and pmd_read(label) else "inferred"
-    bound = pmd_read(label) or "upper bound" in levels.get("inferred_from", "")
+    kern = kernel_row(label)
+    status = "exact" if kern.pte_marker and kern.pmd_read else "inferred"
+    bound = kern.pmd_read or "upper bound" in levels.get("inferred_from", "")
     tap(levels["status"] == status and levels.get("path") == mode and bound,
         "%s %s: levels %s by %s%s" % (label, mode, levels["status"],
                                       levels.get("probe", levels.get("reason")),
-                                      "" if pmd_read(label) else
+                                      "" if kern.pmd_read else
                                       " (%s)" % levels.get("inferred_from")))
     faults = metrics["thp.fault_alloc"]
     tap(faults["status"] == "exact" and faults.get("path") == mode,
@@ -268,11 +246,12 @@ def check_scenario(label, mode, name, blocks):
     # before 6.5 no helper sees the PTE table: the count is absent, never
     # zero, and the metric says it is inferred; from 6.5 the markers, with
     # the PMD entries read through the direct map, are exact
-    status = "exact" if has_pte_marker(label) and pmd_read(label) else "inferred"
-    if not has_pte_marker(label):
+    kern = kernel_row(label)
+    status = "exact" if kern.pte_marker and kern.pmd_read else "inferred"
+    if not kern.pte_marker:
         want.pop("ptes", None)
     tap(report["metrics"]["mremap.levels"]["status"] == status and
-        ("ptes" in levels) == has_pte_marker(label),
+        ("ptes" in levels) == kern.pte_marker,
         "%s %s %s: levels %s, PTE count %s" % (
             label, mode, name, report["metrics"]["mremap.levels"]["status"],
             "present" if "ptes" in levels else "absent"))
@@ -308,12 +287,14 @@ def kernel(report, group, name):
 
 
 def kernel_equal_checks(label, vmstat_key):
-    return (1 if vmstat_key else 0) + (1 if has_mthp_stats(label) else 0)
+    return (1 if vmstat_key else 0) + (1 if kernel_row(label).mthp_stats else 0)
 
 
-def check_kernel_equal(label, mode, name, report, order, field, vmstat_key, mthp_key):
-    """ptscope's per-order count must equal the kernel's counters
-    (kernel_equal_checks() checks).  The mTHP stats directory of ORDER is
+def check_kernel_equal(label, mode, name, report, order, field, vmstat_key,
+                       mthp_key, mthp_stats):
+    """ptscope's per-order count must equal the kernel's counters, the
+    mTHP stats too where the kernel has them (MTHP_STATS) (as many checks
+    as kernel_equal_checks() says).  The mTHP stats directory of ORDER is
     named by its size in KiB: the page size the guest's ptscope reports
     (check_geometry() holds it to the guest's own) shifted by ORDER."""
     got = order_row(report, order)[field]
@@ -323,14 +304,14 @@ def check_kernel_equal(label, mode, name, report, order, field, vmstat_key, mthp
             label, mode, name, order, field, got, vmstat_key, want))
     size = "hugepages-%dkB" % (report["system"]["page_size"] // KIB << order)
     want = kernel(report, size, mthp_key)
-    if has_mthp_stats(label):
+    if mthp_stats:
         tap(got == want, "%s %s %s: order %d %s %d = %s/%s %s" % (
             label, mode, name, order, field, got, size, mthp_key, want))
 
 
 def fault_names(label):
     names = ["fault_pmd", "fault_zero", "fault_charge"]
-    if has_mthp_stats(label):
+    if kernel_row(label).mthp_stats:
         names.insert(2, "fault_mthp")
     return names
 
@@ -350,6 +331,7 @@ def check_faults(label, mode, blocks, names):
     memcg of 2.5 PMDs"""
     geo = guest_geometry(blocks)[0]
     pmd_kb = geo.pmd // KIB
+    mthp_stats = kernel_row(label).mthp_stats
     for name in names:
         key = ("stat", mode, name)
         if ("error", mode, name) in blocks or key not in blocks:
@@ -366,7 +348,8 @@ def check_faults(label, mode, blocks, names):
             tap(pmd["alloc"] == 8, "%s %s %s: 2 x %d KiB = 8 PMD folios (%d)" % (
                 label, mode, name, 4 * pmd_kb, pmd["alloc"]))
             check_kernel_equal(label, mode, name, report, geo.pmd_order,
-                               "alloc", "thp_fault_alloc", "anon_fault_alloc")
+                               "alloc", "thp_fault_alloc", "anon_fault_alloc",
+                               mthp_stats)
             tap(pmd["latency_ns"]["count"] == 8,
                 "%s %s %s: 8 latency samples for %d KiB faults (%d)" % (
                     label, mode, name, pmd_kb, pmd["latency_ns"]["count"]))
@@ -390,7 +373,7 @@ def check_faults(label, mode, blocks, names):
             tap(per_proc == mthp["alloc"], "%s %s %s: per-process 64K folios add up (%d)" % (
                 label, mode, name, per_proc))
             check_kernel_equal(label, mode, name, report, geo.mthp_order,
-                               "alloc", None, "anon_fault_alloc")
+                               "alloc", None, "anon_fault_alloc", mthp_stats)
         elif name == "fault_charge":
             tap(pmd["fallback_charge"] >= 1,
                 "%s %s %s: memcg refused %d PMD charges" % (
@@ -401,7 +384,7 @@ def check_faults(label, mode, blocks, names):
                     ("fallback", "thp_fault_fallback", "anon_fault_fallback"),
                     ("alloc", "thp_fault_alloc", "anon_fault_alloc")):
                 check_kernel_equal(label, mode, name, report, geo.pmd_order,
-                                   field, vmstat_key, mthp_key)
+                                   field, vmstat_key, mthp_key, mthp_stats)
 
 
 def scenario_checks(name):
@@ -421,7 +404,7 @@ def check_snoop(label, mode, blocks):
     if len(moves) == 1 and "levels" in moves[0]["mremap"]:
         lv = moves[0]["mremap"]["levels"]
         got = {k: lv[k] for k in want}
-        if has_pte_marker(label):
+        if kernel_row(label).pte_marker:
             want["ptes"] = guest_expect(blocks)["mixed"][1]["ptes"]
             got["ptes"] = lv.get("ptes")
     tap(got == want and moves[0]["mremap"]["class"] == "pud",
@@ -542,11 +525,12 @@ def level_units(label, mode, cases):
         ("%s %s levels run" % (label, mode), 1,
          lambda b: check_levels.check_run(label, mode, b, cases)),
         ("%s %s levels geometry" % (label, mode), 1,
-         lambda b: check_levels.check_geometry(label, mode, b, realigns(label), keys)),
+         lambda b: check_levels.check_geometry(label, mode, b,
+                                               kernel_row(label).realigns, keys)),
         ("%s %s levels issue case" % (label, mode), 2,
          lambda b: check_levels.check_issue_case(label, mode, b, True,
-                                                 has_pte_marker(label),
-                                                 pmd_read(label))),
+                                                 kernel_row(label).pte_marker,
+                                                 kernel_row(label).pmd_read)),
     ]
     modes = expected_modes(label)
     if mode == modes[-1] and len(modes) > 1:

@@ -4,14 +4,14 @@
 # Download (and cache) Debian's cloud kernel image package for the given
 # kernel series and architecture, then extract the kernel image from it.
 #
-#   VERSION: 6.1 | 6.12 | 7.3
-#   ARCH:    amd64 | arm64 | arm64-16k (7.3 only: 16 KiB pages)
+#   VERSION-ARCH: a kernel of tests/vm/kernels.tsv, e.g. 6.12 amd64
 #
-# 6.1 and 6.12 come from the machine's own apt sources (bookworm,
-# bookworm-security), newest first.  7.3 comes from trixie-backports
-# through a private apt configuration under the cache (its own sources
-# list, lists and archive directories; the machine's sources are never
-# touched), pinned to one version whose .deb SHA-256 sums are below.
+# A kernel without a pin there (6.1, 6.12) comes from the machine's own apt
+# sources (bookworm, bookworm-security), newest first.  A pinned one (7.3)
+# comes from trixie-backports through a private apt configuration under
+# the cache (its own sources list, lists and archive directories; the
+# machine's sources are never touched), at the pinned version, its .deb
+# SHA-256 sums checked against the table's.
 #
 # The cache directory is ${PTSCOPE_CACHE:-/var/cache/ptscope}/kernels/VERSION-ARCH/
 # and ends up containing:
@@ -32,22 +32,22 @@ set -euo pipefail
 die() { echo "fetch-kernel.sh: error: $*" >&2; exit 1; }
 log() { echo "fetch-kernel.sh: $*" >&2; }
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=kernels.sh
+. "$here/kernels.sh"
+
 usage() {
-    echo "usage: $0 VERSION ARCH   (VERSION: 6.1|6.12|7.3, ARCH: amd64|arm64|arm64-16k)" >&2
+    echo "usage: $0 VERSION ARCH   (VERSION-ARCH: $(kernel_field '*' label | tr '\n' ' ' | sed 's/ $//'))" >&2
     exit 2
 }
 [[ $# -eq 2 ]] || usage
 VERSION=$1
 ARCH=$2
 
-case "$VERSION-$ARCH" in
-    6.1-amd64|6.1-arm64|6.12-amd64|6.12-arm64|7.3-amd64|7.3-arm64|7.3-arm64-16k) ;;
-    *) echo "$0: unsupported kernel '$VERSION-$ARCH'" >&2; usage ;;
-esac
-case "$VERSION" in
-    6.1)  name_re='^linux-image-6\.1\.0-[0-9]+-cloud-'"$ARCH"'-unsigned$' ;;
-    6.12) name_re='^linux-image-6\.12\.[0-9]+\+deb[0-9]+-cloud-'"$ARCH"'-unsigned$' ;;
-esac
+# the package (a name regex, or the pinned backports image) and its pin
+package=$(kernel_field "$VERSION-$ARCH" package) && pin=$(kernel_field "$VERSION-$ARCH" pin) ||
+    { echo "$0: unsupported kernel '$VERSION-$ARCH'" >&2; usage; }
+name_re=$package
 
 for tool in apt-get apt-cache dpkg dpkg-deb; do
     command -v "$tool" >/dev/null 2>&1 || die "'$tool' not found (a Debian system is required)"
@@ -79,33 +79,18 @@ if command -v flock >/dev/null 2>&1; then
     fi
 fi
 
-# ---------------------------------------------------------------- 7.3
+# ---------------------------------------------------------------- pinned
 # Debian 13 backports, pinned: the kernel image is in linux-binary-*, its
 # config in linux-base-* (the linux-image-* packages are meta packages).
-BPO_VERSION=7.3.4-1~bpo13+1
-BPO_RELEASE=7.3.4+deb13
-# flavour, dpkg architecture, SHA-256 of the linux-binary and linux-base .debs
-bpo_pin() {
-    case $1 in
-    amd64) echo "cloud-amd64 amd64" \
-        c4fbc8e404958693b28825474c20742d70594d65ca58aea7be6a279c81eb6fa0 \
-        e08baa43706ba6e8daff58029b039f46beecfb3b3750c6fa0d6d5ca508a46a43 ;;
-    arm64) echo "cloud-arm64 arm64" \
-        34dc0e1a6320440cc3f6e34d12ae099041a2e10555061d50ff4e5af602121788 \
-        6fa3dd2209af21a9a73da38a82102e223c98804cb4b5128062df1819d5c5239a ;;
-    arm64-16k) echo "arm64-16k arm64" \
-        40420b132c7ac6628f2e0f81de762a82423cc41b9df596f07fe5f9168a601185 \
-        21ceca0e801514d3836bb2e409b907c6415f9a64cd87e4ee7d33f30c0d1a262d ;;
-    esac
-}
-
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../../kernel/bpo-apt.sh
 . "$here/../../kernel/bpo-apt.sh"
 
 fetch_backports() {
-    local flavour deb_arch bin_sha base_sha root f pkg sha debs
-    read -r flavour deb_arch bin_sha base_sha <<<"$(bpo_pin "$ARCH")"
+    local release deb_arch bin_sha base_sha root f pkg sha debs
+    release=${package#linux-binary-}	# 7.3.4+deb13-cloud-amd64
+    deb_arch=$(kernel_field "$VERSION-$ARCH" deb_arch)
+    bin_sha=$(kernel_field "$VERSION-$ARCH" sha256_binary)
+    base_sha=$(kernel_field "$VERSION-$ARCH" sha256_base)
     root=$CACHE_ROOT/apt-bpo
     log "updating the private trixie-backports lists in $root"
     bpo_update || die "apt-get update of trixie-backports failed (network? mirror: set PTSCOPE_DEBIAN_MIRROR)"
@@ -114,31 +99,31 @@ fetch_backports() {
     chmod 755 "$work"
     id _apt >/dev/null 2>&1 && chown _apt "$work" 2>/dev/null
     (cd "$work" && bpo_apt download \
-        "linux-binary-$BPO_RELEASE-$flavour:$deb_arch=$BPO_VERSION" \
-        "linux-base-$BPO_RELEASE-$flavour:$deb_arch=$BPO_VERSION" >&2) ||
-        die "apt-get download of the $BPO_RELEASE-$flavour kernel ($BPO_VERSION) failed; the pinned version may have left trixie-backports"
+        "linux-binary-$release:$deb_arch=$pin" \
+        "linux-base-$release:$deb_arch=$pin" >&2) ||
+        die "apt-get download of the $release kernel ($pin) failed; the pinned version may have left trixie-backports"
     for f in "linux-binary $bin_sha" "linux-base $base_sha"; do
         read -r pkg sha <<<"$f"
-        debs=("$work/$pkg-$BPO_RELEASE-${flavour}_"*"_$deb_arch.deb")
-        [[ -f ${debs[0]} ]] || die "apt-get download left no $pkg-$BPO_RELEASE-$flavour .deb in $work"
+        debs=("$work/$pkg-${release}_"*"_$deb_arch.deb")
+        [[ -f ${debs[0]} ]] || die "apt-get download left no $pkg-$release .deb in $work"
         echo "$sha  ${debs[0]}" | sha256sum -c --quiet - >&2 ||
             die "${debs[0]##*/}: SHA-256 differs from the pinned $sha"
         dpkg -x "${debs[0]}" "$work/root" || die "dpkg -x ${debs[0]##*/} failed"
     done
-    local modules=$work/root/usr/lib/modules/$BPO_RELEASE-$flavour
-    [[ -s $modules/vmlinuz ]] || die "no vmlinuz in linux-binary-$BPO_RELEASE-$flavour"
+    local modules=$work/root/usr/lib/modules/$release
+    [[ -s $modules/vmlinuz ]] || die "no vmlinuz in linux-binary-$release"
     mkdir "$work/out"
     cp "$modules/vmlinuz" "$work/out/vmlinuz"
     cp "$modules/config" "$work/out/config" 2>/dev/null || true
-    echo "$BPO_RELEASE-$flavour" >"$work/out/release"
-    echo "linux-binary-$BPO_RELEASE-$flavour $BPO_VERSION" >"$work/out/package"
+    echo "$release" >"$work/out/release"
+    echo "linux-binary-$release $pin" >"$work/out/package"
     rm -rf "$DIR"
     mv "$work/out" "$DIR"
-    log "cached $BPO_RELEASE-$flavour in $DIR"
+    log "cached $release in $DIR"
     echo "$DIR"
 }
 
-if [[ $VERSION == 7.3 ]]; then
+if [[ $pin != - ]]; then
     fetch_backports
     exit 0
 fi

@@ -3,7 +3,7 @@
 # built for the guest, and check what it printed.
 #
 #   tests/vm/smoke-test.sh [VERSION-ARCH...]
-#     default: 6.1-amd64 6.12-amd64 6.1-arm64 6.12-arm64
+#     default: every kernel of tests/vm/kernels.tsv
 #
 # Environment: PTSCOPE_VM_TIMEOUT (default 300), PTSCOPE_KEEP=1 keeps the work
 # directory (it is always kept on failure); CC_amd64 / CC_arm64 override the
@@ -15,12 +15,14 @@ set -euo pipefail
 prog=${0##*/}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 die() { echo "$prog: error: $*" >&2; exit 1; }
+# shellcheck source=kernels.sh
+. "$here/kernels.sh"
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(6.1-amd64 6.12-amd64 6.1-arm64 6.12-arm64)
+[ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(kernel_field '*' label)
 for t in "${targets[@]}"; do
-	[[ $t =~ ^[0-9]+\.[0-9]+-(amd64|arm64|arm64-16k)$ ]] ||
-		{ echo "usage: $prog [VERSION-ARCH...]  (e.g. 6.1-amd64 6.12-arm64)" >&2; exit 2; }
+	kernel_field "$t" label >/dev/null ||
+		{ echo "usage: $prog [VERSION-ARCH...]  (of tests/vm/kernels.tsv, e.g. 6.1-amd64 6.12-arm64)" >&2; exit 2; }
 done
 timeout_s=${PTSCOPE_VM_TIMEOUT:-300}
 
@@ -60,8 +62,8 @@ expect() { # FILE REGEX WHAT
 
 summary=()
 for t in "${targets[@]}"; do
-	version=${t%%-*} arch=${t#*-} cur=$t
-	guest=${arch%-16k}	# the initramfs binaries' arch
+	version=$(kernel_field "$t" version) arch=$(kernel_field "$t" arch) cur=$t
+	guest=$(kernel_field "$t" deb_arch)	# the initramfs binaries' arch
 	build_arch "$guest"
 	out=$work/$t.out err=$work/$t.err
 	echo "$prog: === $t" >&2
@@ -74,7 +76,7 @@ for t in "${targets[@]}"; do
 	sed 's/^/    /' "$out" >&2
 	ok=1
 	[ "$rc" = 0 ] || { echo "$prog: FAIL $t: boot.sh exited $rc" >&2; ok=0; }
-	case $arch in amd64) m=x86_64 ;; arm64) m=aarch64 ;; esac
+	case $guest in amd64) m=x86_64 ;; arm64) m=aarch64 ;; esac
 	expect "$out" "^uname-r: ${version//./\\.}\.[0-9].*-$arch\$" "kernel release" || ok=0
 	expect "$out" "^uname-m: $m\$" "machine" || ok=0
 	expect "$out" '^kallsyms-lines: [0-9]{5,}$' "kallsyms" || ok=0

@@ -9,8 +9,10 @@ finish() fails when the checks made differ from the plan.  The shell side
 (tests/vm/tap.sh, run_checker) also fails a checker that exits non-zero or
 whose results do not match its plan line.
 """
+import collections
 import contextlib
 import json
+import os
 import sys
 import traceback
 
@@ -89,7 +91,19 @@ def stat_report(blocks, mode, name):
     return json.loads(text)
 
 
-def older_than(label, version):
-    """label "6.1-arm64" (or "7.3-arm64-16k") -> whether its kernel
-    predates VERSION (a tuple)"""
-    return tuple(int(x) for x in label.split("-")[0].split(".")) < version
+def kernel_row(label):
+    """kernel LABEL's row of tests/vm/kernels.tsv, its columns as fields:
+    "yes" and "no" as booleans, every other value a string (KeyError for
+    a kernel not in the table)"""
+    rows, header = {}, None
+    with open(os.path.join(os.path.dirname(__file__), "kernels.tsv")) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            cells = line.rstrip("\n").split("\t")
+            if header is None:
+                header = collections.namedtuple("Kernel", cells)
+                continue
+            rows[cells[0]] = header(*({"yes": True, "no": False}.get(c, c)
+                                      for c in cells))
+    return rows[label]

@@ -2,13 +2,15 @@
 # The qemu kernel matrix: boot each Debian cloud kernel with static ptscope
 # and the bench, run tests/vm/scenarios/mremap-matrix.sh inside, and check
 # every report against the workload geometry (tests/vm/check_matrix.py).
-# VM_KERNELS picks a subset, e.g. VM_KERNELS="6.12-amd64"; VM_JOBS guests
-# boot at a time (default 2).  A kernel that does not boot or attach is a
-# failure, never a skip.
+# VM_KERNELS picks a subset of the kernels of tests/vm/kernels.tsv (all by
+# default), e.g. VM_KERNELS="6.12-amd64"; VM_JOBS guests boot at a time
+# (default 2).  A kernel that does not boot or attach is a failure, never
+# a skip.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-kernels=${VM_KERNELS:-6.1-amd64 6.1-arm64 6.12-amd64 6.12-arm64 7.3-amd64 7.3-arm64 7.3-arm64-16k}
+. "$here/kernels.sh"
+kernels=${VM_KERNELS:-$(kernel_field '*' label)}
 work=$(mktemp -d /tmp/ptscope-vm.XXXXXX)
 # PTSCOPE_KEEP=1 keeps the consoles and reports for a look afterwards
 if [ "${PTSCOPE_KEEP:-0}" = 1 ]; then
@@ -24,19 +26,20 @@ seed=${LEVELS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 cases=${LEVELS_CASES:-100}
 echo "# levels: ptscope-cases --seed $seed --count $cases per mode"
 
-static_dir() {
+static_dir() {	# static_dir DEB_ARCH
 	case $1 in
 	amd64) echo "$top/build/static/x86" ;;
-	arm64*) echo "$top/build/static/arm64" ;;
+	arm64) echo "$top/build/static/arm64" ;;
 	esac
 }
 
 # boot_one KERNEL: boot it with the matrix scenario; its console, output,
 # exit status and seconds land in $work/KERNEL.*
 boot_one() {
-	local k=$1 version=${1%%-*} arch=${1#*-} guest_arch bin initrd start
-	guest_arch=${arch%-16k}	# what the initramfs binaries are built for
-	bin=$(static_dir "$arch")
+	local k=$1 version arch guest_arch initrd start
+	version=$(kernel_field "$k" version)
+	arch=$(kernel_field "$k" arch)
+	guest_arch=$(kernel_field "$k" deb_arch)	# what the initramfs binaries are built for
 	initrd="$work/$guest_arch.cpio.gz"
 	start=$(date +%s)
 	PTSCOPE_VM_LOG="$work/$k.console" \
@@ -50,9 +53,11 @@ boot_one() {
 # the initramfs per guest arch, once
 booted=
 for k in $kernels; do
-	arch=${k#*-}
-	guest_arch=${arch%-16k}
-	bin=$(static_dir "$arch")
+	if ! guest_arch=$(kernel_field "$k" deb_arch); then
+		fail "$k: not a kernel of tests/vm/kernels.tsv"
+		continue
+	fi
+	bin=$(static_dir "$guest_arch")
 	initrd="$work/$guest_arch.cpio.gz"
 	if [ ! -x "$bin/ptscope" ]; then
 		fail "$k: no static ptscope in $bin (make static)"
