@@ -80,11 +80,8 @@ tar -xJf "$tarball" -C "$work/src" --strip-components=1 "${wanted[@]/#/$top/}" |
 # and reads only its own data files next to it.
 cp "$work/src"/scripts/{checkpatch.pl,spelling.txt,const_structs.checkpatch} "$work/cp/"
 
-n=0 failed=0
-tap() { # OK(0|1) DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
-}
+# shellcheck source=../tests/tap.sh
+. "$here/../tests/tap.sh"
 
 # no_author FILE NAME: the TAP line for a file that names no author
 no_author() {
@@ -94,7 +91,7 @@ no_author() {
 		ok=1
 		grep -E '^(From|Signed-off-by): ' "$1" | sed 's/^/# /'
 	fi
-	tap "$ok" "$2 names no author and no Signed-off-by"
+	tap_status "$ok" "$2 names no author and no Signed-off-by"
 }
 
 # the cover letter and the numbering of the series
@@ -110,9 +107,9 @@ if [ -f "$cover" ]; then
 		grep -qF "Subject: $want" "${series[$i]}" ||
 			{ ok=1; echo "# ${series[$i]##*/}: its subject lacks $want"; }
 	done
-	tap "$ok" "the cover letter and the ${#series[@]} patches of the series are numbered 0..${#series[@]}"
+	tap_status "$ok" "the cover letter and the ${#series[@]} patches of the series are numbered 0..${#series[@]}"
 else
-	tap 1 "kernel/patches/0000-cover-letter.patch exists"
+	not_ok "kernel/patches/0000-cover-letter.patch exists"
 fi
 
 for p in "${patches[@]}"; do
@@ -122,7 +119,7 @@ for p in "${patches[@]}"; do
 		ok=1
 		printf '%s\n' "$out" | sed 's/^/# /'
 	fi
-	tap "$ok" "$name applies cleanly in order"
+	tap_status "$ok" "$name applies cleanly in order"
 
 	no_author "$p" "$name"
 
@@ -140,8 +137,7 @@ for p in "${patches[@]}"; do
 		ok=1
 		printf '%s\n' "$out" | sed 's/^/# /'
 	fi
-	tap "$ok" "$name: checkpatch --strict: 0 errors, 0 warnings, 0 checks"
+	tap_status "$ok" "$name: checkpatch --strict: 0 errors, 0 warnings, 0 checks"
 
 done
-echo "1..$n"
-exit "$failed"
+tap_finish

@@ -1,25 +1,14 @@
-# Shared by the live tests in tests/host/: TAP output, JSON access,
-# running the bench workloads under "ptscope stat", and waiting for and
-# reading an exporter.
+# Shared by the live tests in tests/host/: TAP output (tests/tap.sh), JSON
+# access, running the bench workloads under "ptscope stat", and waiting for
+# and reading an exporter.
 # shellcheck shell=bash
 set -u
+# shellcheck source=../tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 PTSCOPE=${PTSCOPE:-build/ptscope}
 BENCH=${BENCH:-build/ptscope-bench}
 TMP=$(mktemp -d /tmp/ptscope-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-tap_n=0
-tap_fails=0
-
-ok() {
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - $*"
-}
-
-not_ok() {
-	tap_n=$((tap_n + 1))
-	tap_fails=$((tap_fails + 1))
-	echo "not ok $tap_n - $*"
-}
 
 # check_eq NAME WANT GOT: an empty WANT or GOT is a missing witness (a
 # failed json call, an absent series), never a match
@@ -168,7 +157,7 @@ check_same_files() {
 # bail NAME: a failed step that every later one needs
 bail() {
 	not_ok "$1"
-	finish
+	tap_finish
 	exit 1
 }
 
@@ -189,7 +178,7 @@ require_cgroup2() {
 	CGROOT=$(sed -n 's/^[^ ]* [^ ]* [^ ]* \/ \([^ ]*\) .* - cgroup2 .*/\1/p' /proc/self/mountinfo | head -n1)
 	if [ -z "$CGROOT" ]; then
 		not_ok "no cgroup2 mount in /proc/self/mountinfo: cannot make cgroups"
-		finish
+		tap_finish
 		exit 1
 	fi
 }
@@ -249,12 +238,7 @@ top_json_around() {
 
 require_root() {
 	if [ "$(id -u)" -ne 0 ]; then
-		echo "not ok 1 - live tests need root"
+		not_ok "live tests need root"
 		exit 1
 	fi
-}
-
-finish() {
-	echo "1..$tap_n"
-	[ "$tap_fails" -eq 0 ]
 }

@@ -81,4 +81,4 @@ for f in overhead-runs.tsv overhead-tracers.tsv overhead-skips.tsv overhead-prog
 		not_ok "$f missing"
 	fi
 done
-finish
+tap_finish

@@ -19,7 +19,7 @@ CALLS=2
 
 if ! command -v bpftool >/dev/null; then
 	not_ok "bpftool not found (needed to read the maps)"
-	finish
+	tap_finish
 	exit
 fi
 
@@ -110,4 +110,4 @@ if [ -s "$TMP/traced.json" ]; then
 else
 	not_ok "bpftool dump of the traced map"
 fi
-finish
+tap_finish

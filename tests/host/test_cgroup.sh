@@ -34,7 +34,7 @@ trap cleanup EXIT
 
 if ! mkdir "$P" "$A" "$B"; then
 	not_ok "mkdir $A $B"
-	finish
+	tap_finish
 	exit 1
 fi
 
@@ -242,4 +242,4 @@ fi
 "$PTSCOPE" top --cgroup "" >/dev/null 2>"$TMP/bad.err"
 check_eq "--cgroup '': exit" 2 "$?"
 
-finish
+tap_finish

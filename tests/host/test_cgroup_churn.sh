@@ -31,7 +31,7 @@ trap cleanup EXIT
 
 if ! mkdir "$P"; then
 	not_ok "mkdir $P"
-	finish
+	tap_finish
 	exit 1
 fi
 
@@ -116,7 +116,7 @@ port=$(free_port)
 EXPORTER=$!
 if ! wait_for 60 tracing "$TMP/export.err"; then
 	not_ok "export did not start: $(head -c 300 "$TMP/export.err")"
-	finish
+	tap_finish
 	exit 1
 fi
 
@@ -181,4 +181,4 @@ for i in $(seq $((CHURN + 1)) $((CHURN + LAST))); do
 	check_eq "c$i labelled, its two calls" 2 \
 		"$(awk -v c="cgroup=\"$rel/c$i\"" 'index($0, "ptscope_cgroup_mremap_calls_total{" c) == 1 { n += $2 } END { print n + 0 }' "$TMP/page.txt")"
 done
-finish
+tap_finish

@@ -284,4 +284,4 @@ check_eq "stat -c no-such-comm: exit 0, warned that it matched no process" "0 1"
 check_eq "stat -c ptscope-bench: the bench matched, no warning" "0 0" \
 	"$? $(grep -c 'matched no process' "$TMP/match.err")"
 
-finish
+tap_finish

@@ -444,4 +444,4 @@ while read -r f; do
 done < <(cat "$TMP/files"; echo /usr/share/ptscope; echo /usr/share/doc/ptscope)
 check_eq "purge: every installed file gone (left:${left:- none})" "$n" "$gone"
 
-finish
+tap_finish

@@ -342,4 +342,4 @@ expect_bad "absurd counter in a run" "$TMP/absurd.json is not a valid recording:
 "$PTSCOPE" diff "$base" >/dev/null 2>"$TMP/one.err"
 check_eq "one recording only: exit 2" "2 1" "$? $(grep -c 'ptscope diff BASE.json NEW.json' "$TMP/one.err")"
 
-finish
+tap_finish

@@ -99,7 +99,7 @@ if wait_for 60 ready_line; then
 else
 	not_ok "export did not print the ready line within 60 s:"
 	sed 's/^/#   /' "$TMP/export.err"
-	exporter_alive || { EXPORTER=; echo "# exporter died"; finish; exit 1; }
+	exporter_alive || { EXPORTER=; echo "# exporter died"; tap_finish; exit 1; }
 fi
 
 # privileges PID: "CapEff CapPrm NoNewPrivs Seccomp" of a running process
@@ -399,4 +399,4 @@ else
 	not_ok "ptscope links left after Ctrl-C: bpftool's JSON did not parse"
 fi
 
-finish
+tap_finish

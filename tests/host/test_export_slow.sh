@@ -70,4 +70,4 @@ slow_round "200 slow bodies from 20 addresses" body 20
 
 got=$(timed_scrape)
 check_eq "still serving" 200 "${got%% *}"
-finish
+tap_finish

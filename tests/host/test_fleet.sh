@@ -31,7 +31,7 @@ trap cleanup EXIT
 give_up() {
 	not_ok "$1"
 	[ -n "${2:-}" ] && tail -5 "$2" | sed 's/^/#   /'
-	finish
+	tap_finish
 	exit 1
 }
 
@@ -253,4 +253,4 @@ check_eq "PtscopeExporterDown pending (for: 5m) per instance" "$B=1" \
 	"$(prom 'ALERTS{alertname="PtscopeExporterDown",alertstate="pending"}' instance)"
 
 echo "# run time ${SECONDS} s"
-finish
+tap_finish

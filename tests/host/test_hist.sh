@@ -95,4 +95,4 @@ else
 	not_ok "ptscope stat on $CALLS pmd-aligned mremaps"
 fi
 
-finish
+tap_finish

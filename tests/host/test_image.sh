@@ -183,4 +183,4 @@ else
 	sed 's/^/#   /' "$TMP/workload.out"
 	not_ok "the workload or the scrape after it failed"
 fi
-finish
+tap_finish

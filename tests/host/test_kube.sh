@@ -52,7 +52,7 @@ trap cleanup EXIT
 
 if ! mkdir -p "$CG_WEB" "$CG_SIDECAR" "$CG_WORKER" "$CG_GHOST"; then
 	not_ok "mkdir the kubelet-shaped cgroups under $ROOT"
-	finish
+	tap_finish
 	exit 1
 fi
 mkdir -p "$LOGS/pods/shop_cart-1_$UID1/web" "$LOGS/pods/shop_cart-1_$UID1/sidecar" \
@@ -149,4 +149,4 @@ check_eq "stat without log directories: warnings" 1 \
 	"$(grep -c 'warning: --kube-logs' "$TMP/nologs.txt")"
 check_eq "stat without log directories: web by its pod's UID and id" 1 \
 	"$(awk -v n="?/$UID1/$WEB" '$NF == n { print $1 }' "$TMP/nologs.txt")"
-finish
+tap_finish

@@ -378,4 +378,4 @@ else
 	not_ok "maps as nobody: no setpriv to drop root with"
 fi
 
-finish
+tap_finish

@@ -17,12 +17,12 @@ CG_NAME=ptscope-test-memcg.$$
 
 if [ ! -e "$THP/hugepages-2048kB/stats/anon_fault_fallback_charge" ]; then
 	not_ok "no hugepages-2048kB stats in $THP (kernel before 6.8?)"
-	finish
+	tap_finish
 	exit
 fi
 if [ "$(getconf PAGESIZE)" -ne 4096 ]; then
 	not_ok "the geometry here assumes 2 MiB PMD hugepages (4 KiB pages)"
-	finish
+	tap_finish
 	exit
 fi
 
@@ -133,4 +133,4 @@ else
 fi
 [ $ran -eq 1 ] || not_ok "no memory controller on cgroup v2 or v1: the charge case cannot run"
 
-finish
+tap_finish

@@ -71,4 +71,4 @@ else
 	not_ok "top --json did not start: $(head -n2 "$TMP/top.err")"
 fi
 
-finish
+tap_finish

@@ -146,4 +146,4 @@ else
 	not_ok "ptscope stat -c no-such-comm"
 fi
 
-finish
+tap_finish

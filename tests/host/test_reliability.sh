@@ -182,4 +182,4 @@ check_eq "diff text: counter name escaped" 1 \
 "$PTSCOPE" diff --json "$TMP/evil.json" "$TMP/evil2.json" >"$TMP/evil.diffj" 2>&1
 check_escaped "diff --json: command" "$TMP/evil.diffj" '\u001b]0;pwned\u0007 \u009b'
 
-finish
+tap_finish

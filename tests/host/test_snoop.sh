@@ -124,4 +124,4 @@ check_eq "snoop --time utc: usage error" 2 "$?"
 check_eq "snoop --time utc: says what it takes" 1 \
 	"$(grep -c "invalid value 'utc' for --time: rel or wall" "$TMP/bad.err")"
 
-finish
+tap_finish

@@ -11,7 +11,7 @@ KNOBS="enabled hugepages-64kB/enabled hugepages-2048kB/enabled"
 
 if [ ! -e "$THP/hugepages-64kB/stats/anon_fault_alloc" ]; then
 	not_ok "no mTHP stats in $THP (kernel before 6.8?)"
-	finish
+	tap_finish
 	exit
 fi
 
@@ -88,4 +88,4 @@ else
 	not_ok "ptscope stat on the MADV_NOHUGEPAGE workload"
 fi
 
-finish
+tap_finish

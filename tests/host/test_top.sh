@@ -188,4 +188,4 @@ ok = all(b > a for a, b in zip(times, times[1:])) and \
 print(len(frames), len(times), ok, [f.get("partial", False) for f in frames])' \
 	"$TMP/top.json" "$before")"
 
-finish
+tap_finish

@@ -9,17 +9,7 @@
 # can look them up.  The plan comes last: it counts the samples.
 set -u
 cd "$(dirname "$0")/../.."
-n=0
-
-result() {
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-	fi
-	[ -z "${3:-}" ] || printf '%s\n' "$3" | head -n 20 | sed 's/^/#   /'
-}
+. tests/tap.sh
 
 issue_re='issue[ -]?#?[0-9]+'
 # a time, then within 120 characters "at HASH" or "@ HASH", or the other
@@ -36,27 +26,28 @@ pinned() { perl -e "$pinned_perl"; }
 i14="iss""ue 14"
 if echo "the cost cuts of $i14 and Iss""ue #3" | grep -qiE "$issue_re" &&
 	! echo "issues and tissue samples" | grep -qiE "$issue_re"; then
-	result ok "the issue pattern finds '$i14' and leaves 'issues' alone"
+	ok "the issue pattern finds '$i14' and leaves 'issues' alone"
 else
-	result not "the issue pattern misses '$i14' or finds 'issues'"
+	not_ok "the issue pattern misses '$i14' or finds 'issues'"
 fi
 bad=$(printf '%s\n' "took 52.0 min here (2605 checks, 2026-12-03," \
 	"at d7fc942) from a clean clone" | pinned)
 good=$(echo "the fix 0b5be138ce00 (6.17-rc2) took 35 s; at 512 entries, 2 s" | pinned)
 if [ -n "$bad" ] && [ -z "$good" ]; then
-	result ok "the pinned-timing pattern finds '52.0 min ... at d7fc942' across lines and keeps upstream ids"
+	ok "the pinned-timing pattern finds '52.0 min ... at d7fc942' across lines and keeps upstream ids"
 else
-	result not "the pinned-timing pattern: found '$bad' (want a match), '$good' (want none)"
+	not_ok "the pinned-timing pattern: found '$bad' (want a match), '$good' (want none)"
 fi
 
 if ! files=$(git ls-files 2>/dev/null) || [ -z "$files" ]; then
-	result not "git ls-files lists nothing: run this in a git checkout"
+	not_ok "git ls-files lists nothing: run this in a git checkout"
 else
 	hits=$(git ls-files -z | xargs -0 grep -nIiE "$issue_re" -- 2>/dev/null)
 	if [ -z "$hits" ]; then
-		result ok "no tracked file refers to an issue number"
+		ok "no tracked file refers to an issue number"
 	else
-		result not "tracked files refer to issue numbers; say what happened instead" "$hits"
+		not_ok "tracked files refer to issue numbers; say what happened instead"
+		tap_detail "$hits"
 	fi
 
 	hits=
@@ -65,17 +56,18 @@ else
 		[ -z "$found" ] || hits+="$f: $found"$'\n'
 	done
 	if [ -z "$hits" ]; then
-		result ok "no timing in the docs is pinned to a commit hash"
+		ok "no timing in the docs is pinned to a commit hash"
 	else
-		result not "timings pinned to a commit hash; say what was measured and how instead" "$hits"
+		not_ok "timings pinned to a commit hash; say what was measured and how instead"
+		tap_detail "$hits"
 	fi
 fi
 
 lines=$(wc -l <README.md)
 if [ "$lines" -le 400 ]; then
-	result ok "README.md has $lines lines (at most 400)"
+	ok "README.md has $lines lines (at most 400)"
 else
-	result not "README.md has $lines lines, more than 400: move detail to docs/"
+	not_ok "README.md has $lines lines, more than 400: move detail to docs/"
 fi
 
 # relative links of the user docs lead to files
@@ -87,31 +79,32 @@ for f in README.md docs/*.md tests/README.md bench/README.md kernel/README.md; d
 		[ -e "$(dirname "$f")/$target" ] || missing+=" $target"
 	done
 	if [ -z "$missing" ]; then
-		result ok "$f: every relative link leads to a file"
+		ok "$f: every relative link leads to a file"
 	else
-		result not "$f: links to nothing:$missing"
+		not_ok "$f: links to nothing:$missing"
 	fi
 done
 
 if ! command -v man >/dev/null; then
-	result not "man is not installed (man-db): cannot check man/ptscope.8"
+	not_ok "man is not installed (man-db): cannot check man/ptscope.8"
 else
 	warn=$(MANWIDTH=80 man --warnings -l man/ptscope.8 2>&1 >/dev/null)
 	if [ -z "$warn" ]; then
-		result ok "man --warnings reads man/ptscope.8 without a warning"
+		ok "man --warnings reads man/ptscope.8 without a warning"
 	else
-		result not "man --warnings on man/ptscope.8" "$warn"
+		not_ok "man --warnings on man/ptscope.8"
+		tap_detail "$warn"
 	fi
 fi
 
 # the samples, renumbered into this plan
-before=$n
+before=$tap_n
 while IFS= read -r line; do
 	case "$line" in
-	"ok "*) result ok "samples: ${line#ok * - }" ;;
-	"not ok "*) result not "samples: ${line#not ok * - }" ;;
+	"ok "*) ok "samples: ${line#ok * - }" ;;
+	"not ok "*) not_ok "samples: ${line#not ok * - }" ;;
 	"#"*) echo "$line" ;;
 	esac
 done < <(docs/samples.sh --check 2>&1)
-[ "$n" -gt "$before" ] || result not "docs/samples.sh --check reported no result"
-echo "1..$n"
+[ "$tap_n" -gt "$before" ] || not_ok "docs/samples.sh --check reported no result"
+tap_finish

@@ -6,17 +6,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 declare -A rank=([engine]=0 [data]=1 [export]=2 [views]=3)
-n=0 fails=0
-
-result() {
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		echo "ok $n - $2"
-	else
-		fails=$((fails + 1))
-		echo "not ok $n - $2"
-	fi
-}
+. tests/tap.sh
 
 for f in src/*.c src/*/*.[ch]; do
 	layer=$(echo "$f" | cut -d/ -f2)
@@ -26,7 +16,7 @@ for f in src/*.c src/*/*.[ch]; do
 	*) mine= ;;
 	esac
 	if [ -z "$mine" ]; then
-		result not "$f: not in a layer directory (${!rank[*]})"
+		not_ok "$f: not in a layer directory (${!rank[*]})"
 		continue
 	fi
 	bad=
@@ -36,10 +26,9 @@ for f in src/*.c src/*/*.[ch]; do
 		fi
 	done
 	if [ -n "$bad" ]; then
-		result not "$f includes a higher layer:$bad"
+		not_ok "$f includes a higher layer:$bad"
 	else
-		result ok "$f includes only its layer and those below"
+		ok "$f includes only its layer and those below"
 	fi
 done
-echo "1..$n"
-[ "$fails" -eq 0 ]
+tap_finish

@@ -13,7 +13,7 @@
 # directory is mounted read-only, the image, port and probes match the
 # image's config and version, the Service and PodMonitor select its pods.
 cd "$(dirname "$0")/../.." || exit 1
-# TAP helpers (ok, not_ok, check_eq, finish) and $TMP; nothing here needs root
+# TAP helpers (ok, not_ok, check_eq, tap_finish) and $TMP; nothing here needs root
 . tests/host/lib.sh
 K8S=deploy/kubernetes
 
@@ -21,7 +21,7 @@ if ! VALIDATOR=$(PTSCOPE_CACHE=${PTSCOPE_CACHE:-/var/cache/ptscope} \
 	"$K8S/validate/install.sh" 2>"$TMP/install.err"); then
 	sed 's/^/#   /' "$TMP/install.err"
 	not_ok "the manifest validator is not installed: run 'make deps-image' as root"
-	finish
+	tap_finish
 	exit 1
 fi
 # validate.mjs beside the pinned node_modules (ES modules resolve from
@@ -147,4 +147,4 @@ while read -r line; do
 	esac
 done <"$TMP/rely.out"
 [ "$rc" -eq 0 ] || not_ok "the checks by name exited $rc"
-finish
+tap_finish

@@ -7,7 +7,7 @@
 # recorded name and a metric label that are not there.  Needs promtool
 # (Debian's prometheus package, in make deps).
 cd "$(dirname "$0")/../.." || exit 1
-# TAP helpers (ok, not_ok, finish) and $TMP; nothing here needs root
+# TAP helpers (ok, not_ok, tap_finish) and $TMP; nothing here needs root
 . tests/host/lib.sh
 PROMTOOL=${PROMTOOL:-promtool}
 RULES=dashboards/ptscope.rules.yml
@@ -27,7 +27,7 @@ run() {
 
 if ! command -v "$PROMTOOL" >/dev/null; then
 	not_ok "no promtool: apt-get install prometheus (make deps)"
-	finish
+	tap_finish
 	exit 1
 fi
 echo "# $("$PROMTOOL" --version 2>&1 | head -1)"
@@ -71,4 +71,4 @@ for bad in 's/rate(ptscope_mremap_calls_total/rate(ptscope_mremap_call_total/;pt
 		not_ok "the check on $want: exit $rc, $(tail -1 "$TMP/out")"
 	fi
 done
-finish
+tap_finish

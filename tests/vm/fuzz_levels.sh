@@ -10,17 +10,17 @@ top=$(cd "$here/../.." && pwd)
 bin=$top/build/static/x86
 work=$(mktemp -d /tmp/ptscope-fuzz-levels.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-. "$here/tap.sh"
+. "$here/lib.sh"
 seed=${LEVELS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 cases=${LEVELS_CASES:-2000}
 echo "# levels: ptscope-cases --seed $seed --count $cases per mode"
 
 if ! kdir=$("$top/kernel/build" patched 2>"$work/build.err"); then
-	fail "kernel/build patched failed: $(tail -n 3 "$work/build.err" | tr '\n' ' ')"
+	not_ok "kernel/build patched failed: $(tail -n 3 "$work/build.err" | tr '\n' ' ')"
 elif ! "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" amd64 "$here/scenarios/levels.sh" \
 	"$bin/ptscope" "$bin/ptscope-cases" \
 	"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" >"$work/mkinitramfs.log" 2>&1; then
-	fail "initramfs: $(tail -n 1 "$work/mkinitramfs.log")"
+	not_ok "initramfs: $(tail -n 1 "$work/mkinitramfs.log")"
 else
 	kdir=$(printf '%s\n' "$kdir" | tail -n 1)
 	PTSCOPE_VM_KERNEL_DIR=$kdir PTSCOPE_VM_LOG="$work/console" \
@@ -30,7 +30,7 @@ else
 	rc=$?
 	check_console patched "$work/console"
 	if [ $rc -ne 0 ]; then
-		fail "VM failed (rc $rc): $(tail -n 2 "$work/err" | tr '\n' ' ')"
+		not_ok "VM failed (rc $rc): $(tail -n 2 "$work/err" | tr '\n' ' ')"
 	else
 		run_checker levels python3 "$here/check_levels.py" 7.3-patched \
 			"$work/out" "$cases" patched fentry kprobe

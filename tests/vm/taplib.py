@@ -6,7 +6,7 @@ checks in units.  A unit says how many checks it makes; if it raises, its
 traceback goes into the output as comments and every check it did not make
 is a failure; a unit that makes more checks than it said is a failure too.
 finish() fails when the checks made differ from the plan.  The shell side
-(tests/vm/tap.sh, run_checker) also fails a checker that exits non-zero or
+(tests/tap.sh, run_checker) also fails a checker that exits non-zero or
 whose results do not match its plan line.
 """
 import collections

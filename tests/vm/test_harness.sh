@@ -1,25 +1,15 @@
 #!/bin/bash
 # The VM harness itself, without a VM: a checker that crashes, stops short
 # of its plan or meets a broken recording, and a guest console with an
-# oops, must each turn the run red (tests/vm/tap.sh run_checker and
-# check_console, tests/vm/taplib.py).  A good checker must stay green, so
+# oops, must each turn the run red (tests/tap.sh run_checker,
+# tests/vm/lib.sh check_console, tests/vm/taplib.py).  A good checker must stay green, so
 # the harness is not simply failing everything.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top_work=$(mktemp -d /tmp/ptscope-harness.XXXXXX)
 trap 'rm -rf "$top_work"' EXIT
-t=0
-bad=0
-
-report() {	# report GOOD TEXT
-	t=$((t + 1))
-	if [ "$1" = 1 ]; then
-		echo "ok $t - $2"
-	else
-		echo "not ok $t - $2"
-		bad=1
-	fi
-}
+# shellcheck source=tests/vm/lib.sh
+. "$here/lib.sh"
 
 # red CASE CMD...: in a fresh TAP state, CMD must leave the run failed
 # with at least one "not ok" line; green CASE CMD...: the opposite
@@ -30,21 +20,26 @@ red_or_green() {
 	dir=$(mktemp -d "$top_work/case.XXXXXX")
 	(
 		work=$dir
-		# shellcheck source=tests/vm/tap.sh
-		. "$here/tap.sh"
+		# shellcheck source=tests/vm/lib.sh
+		. "$here/lib.sh"
 		"$@"
+		tap_finish >/dev/null || touch "$dir/failed"
 	) >"$dir/out" 2>&1
 	failed=0
 	[ -f "$dir/failed" ] && failed=1
 	nots=$(grep -c '^not ok ' "$dir/out")
 	if [ "$want" = red ] && [ -n "${SAYS:-}" ] && ! grep -q -- "$SAYS" "$dir/out"; then
-		report 0 "harness: $name: the output does not say '$SAYS'"
+		not_ok "harness: $name: the output does not say '$SAYS'"
+	elif [ "$want" = red ] && [ $failed = 1 ] && [ "$nots" -gt 0 ]; then
+		ok "harness: $name turns the run red ($nots failed checks)"
 	elif [ "$want" = red ]; then
-		report $(( failed == 1 && nots > 0 )) "harness: $name turns the run red ($nots failed checks)"
+		not_ok "harness: $name turns the run red ($nots failed checks)"
+	elif [ $failed = 0 ] && [ "$nots" = 0 ]; then
+		ok "harness: $name stays green"
 	else
-		report $(( failed == 0 && nots == 0 )) "harness: $name stays green"
+		not_ok "harness: $name stays green"
 	fi
-	[ $bad -eq 0 ] || sed 's/^/#   /' "$dir/out" | tail -n 15
+	[ "$tap_fails" -eq 0 ] || sed 's/^/#   /' "$dir/out" | tail -n 15
 }
 
 write_console() {	# write_console FILE STAT-BLOCK-TEXT
@@ -103,5 +98,4 @@ printf 'boot\nOops: int3: 0000 [#1] PREEMPT SMP NOPTI\nRIP: 0010:__pte_offset_ma
 red_or_green red "a guest console with an oops" check_console vm "$top_work/oops.console"
 printf 'boot\nPTSCOPE-VM-BEGIN\nPTSCOPE-VM-EXIT rc=0\n' >"$top_work/clean.console"
 red_or_green green "a clean guest console" check_console vm "$top_work/clean.console"
-echo "1..$t"
-exit $bad
+tap_finish

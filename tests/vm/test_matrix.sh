@@ -18,7 +18,7 @@ if [ "${PTSCOPE_KEEP:-0}" = 1 ]; then
 else
 	trap 'rm -rf "$work"' EXIT
 fi
-. "$here/tap.sh"
+. "$here/lib.sh"
 # the seeded mremap cases (bench/mremap-cases.c) of the differential level
 # test: a new seed each run, printed so that a failure reproduces with
 # LEVELS_SEED=...
@@ -54,13 +54,13 @@ boot_one() {
 booted=
 for k in $kernels; do
 	if ! guest_arch=$(kernel_field "$k" deb_arch); then
-		fail "$k: not a kernel of tests/vm/kernels.tsv"
+		not_ok "$k: not a kernel of tests/vm/kernels.tsv"
 		continue
 	fi
 	bin=$(static_dir "$guest_arch")
 	initrd="$work/$guest_arch.cpio.gz"
 	if [ ! -x "$bin/ptscope" ]; then
-		fail "$k: no static ptscope in $bin (make static)"
+		not_ok "$k: no static ptscope in $bin (make static)"
 		continue
 	fi
 	if [ ! -f "$initrd" ] &&
@@ -70,7 +70,7 @@ for k in $kernels; do
 		"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" \
 		"$here/scenarios/maps.sh:/lib/ptscope-maps.sh" \
 		"$here/scenarios/cgroup.sh:/lib/ptscope-cgroup.sh" >"$work/mkinitramfs.log" 2>&1; then
-		fail "$k: initramfs: $(tail -n1 "$work/mkinitramfs.log")"
+		not_ok "$k: initramfs: $(tail -n1 "$work/mkinitramfs.log")"
 		continue
 	fi
 	booted="$booted $k"
@@ -96,7 +96,7 @@ for k in $booted; do
 	echo "# $k: $(cat "$work/$k.seconds" 2>/dev/null) s in the VM (boot.sh rc $rc)"
 	check_console "$k" "$work/$k.console"
 	if [ "$rc" != 0 ]; then
-		fail "$k: VM failed (rc $rc): $(tail -n2 "$work/$k.err" | tr '\n' ' ')"
+		not_ok "$k: VM failed (rc $rc): $(tail -n2 "$work/$k.err" | tr '\n' ' ')"
 		tail -n 20 "$work/$k.console" 2>/dev/null | sed 's/^/#   /'
 		continue
 	fi

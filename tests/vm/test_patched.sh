@@ -22,7 +22,7 @@ arm64) bin=$top/build/static/arm64 ;;
 esac
 work=$(mktemp -d /tmp/ptscope-patched.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-. "$here/tap.sh"
+. "$here/lib.sh"
 # the differential level test on the patched kernel (bench/mremap-cases.c):
 # a new seed each run, printed; LEVELS_SEED=... reproduces a failure
 seed=${LEVELS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
@@ -35,7 +35,7 @@ boot_variant() {
 
 	start=$(date +%s)
 	if ! kdir=$("$top/kernel/build" -a "$arch" "$v" 2>"$work/$v.build"); then
-		fail "$v: kernel/build failed: $(tail -n 3 "$work/$v.build" | tr '\n' ' ')"
+		not_ok "$v: kernel/build failed: $(tail -n 3 "$work/$v.build" | tr '\n' ' ')"
 		return
 	fi
 	kdir=$(printf '%s\n' "$kdir" | tail -n 1)
@@ -50,7 +50,7 @@ boot_variant() {
 	echo "# $v: $(( $(date +%s) - start )) s in the VM (boot.sh rc $rc)"
 	check_console "$v" "$work/$v.console"
 	if [ $rc -ne 0 ]; then
-		fail "$v: VM failed (rc $rc): $(tail -n 2 "$work/$v.err" | tr '\n' ' ')"
+		not_ok "$v: VM failed (rc $rc): $(tail -n 2 "$work/$v.err" | tr '\n' ' ')"
 		tail -n 20 "$work/$v.console" 2>/dev/null | sed 's/^/#   /'
 		return
 	fi
@@ -80,12 +80,12 @@ check_diff() {
 	local base=$work/regression.json new=$work/patched.json
 
 	if [ ! -f "$base" ] || [ ! -f "$new" ]; then
-		fail "diff regression -> patched: no recordings to compare"
+		not_ok "diff regression -> patched: no recordings to compare"
 		return
 	fi
 	if ! "$top/build/ptscope" diff "$base" "$new" >"$work/diff.txt" 2>&1 ||
 	   ! "$top/build/ptscope" diff --json "$base" "$new" >"$work/diff.json" 2>&1; then
-		fail "diff regression -> patched: ptscope diff failed: $(head -n 2 "$work/diff.txt")"
+		not_ok "diff regression -> patched: ptscope diff failed: $(head -n 2 "$work/diff.txt")"
 		return
 	fi
 	sed 's/^/#   /' "$work/diff.txt"
@@ -113,11 +113,11 @@ check_diff() {
 }
 
 if [ ! -x "$bin/ptscope" ] || [ ! -x "$top/build/ptscope" ]; then
-	fail "no ptscope binaries in $bin and $top/build (make all static)"
+	not_ok "no ptscope binaries in $bin and $top/build (make all static)"
 elif ! "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$arch" "$here/scenarios/patched.sh" \
 	"$bin/ptscope" "$bin/ptscope-bench" "$bin/ptscope-cases" \
 	"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" >"$work/mkinitramfs.log" 2>&1; then
-	fail "initramfs: $(tail -n 1 "$work/mkinitramfs.log")"
+	not_ok "initramfs: $(tail -n 1 "$work/mkinitramfs.log")"
 else
 	for v in $variants; do
 		boot_variant "$v"
