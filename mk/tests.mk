@@ -68,9 +68,10 @@ harness-check:
 # the source tree: no layer includes one above it (docs/layout.md); the
 # Prometheus rules pass promtool and their unit tests, and name only
 # families of the source; the Kubernetes manifests pass their schemas
-# (the validator comes with deps-image)
+# (the validator comes with deps-image); docs/kernels.md lists the
+# kernels of tests/vm/kernels.tsv
 TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh tests/tree/test_docs.sh \
-	tests/tree/test_manifests.sh
+	tests/tree/test_manifests.sh tests/tree/test_kernels.sh
 tree-check: need-deps-image
 	@./tests/run.sh tree $(TREE_TESTS)
 
