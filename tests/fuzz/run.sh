@@ -12,16 +12,14 @@ targets=${FUZZ_TARGETS:?FUZZ_TARGETS: the targets to run}
 TMP=$(mktemp -d /tmp/ptscope-fuzz.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$bin/artifacts"
-n=0
-fails=0
+# shellcheck source=../tap.sh
+. "$here/../tap.sh"
 
 for t in $targets; do
-	n=$((n + 1))
 	corpus=$TMP/$t
 	mkdir -p "$corpus"
 	if [ ! -x "$bin/$t" ] || [ -z "$(ls -A "$here/corpus/$t" 2>/dev/null)" ]; then
-		fails=$((fails + 1))
-		echo "not ok $n - $t: no binary $bin/$t or no seeds in $here/corpus/$t"
+		not_ok "$t: no binary $bin/$t or no seeds in $here/corpus/$t"
 		continue
 	fi
 	cp "$here/corpus/$t"/* "$corpus/"
@@ -33,13 +31,11 @@ for t in $targets; do
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$TMP/$t.log")
 	if [ $rc -eq 0 ] && [ -n "$runs" ] && [ "$runs" -gt 0 ]; then
-		echo "ok $n - $t $seconds s, $runs runs, corpus $(ls "$corpus" | wc -l) inputs"
+		ok "$t $seconds s, $runs runs, corpus $(ls "$corpus" | wc -l) inputs"
 	else
-		fails=$((fails + 1))
-		echo "not ok $n - $t: exit $rc after ${runs:-?} runs"
+		not_ok "$t: exit $rc after ${runs:-?} runs"
 		grep -E 'ERROR|SUMMARY|#[0-9]+ |artifact|Test unit written' \
 			"$TMP/$t.log" | head -n 40 | sed 's/^/#   /'
 	fi
 done
-echo "1..$n"
-[ "$fails" -eq 0 ]
+tap_finish

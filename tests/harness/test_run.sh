@@ -7,8 +7,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 RUN=${RUN:-$here/../run.sh}
 TMP=$(mktemp -d /tmp/ptscope-harness.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-n=0
-fails=0
+# shellcheck source=../tap.sh
+. "$here/../tap.sh"
 
 # fake NAME BODY: an executable test (TAP when NAME ends in .sh)
 fake() {
@@ -22,12 +22,10 @@ expect() {
 	PTSCOPE_TEST_LOGS=$TMP/logs "$RUN" harness "$TMP/$4" >"$TMP/out" 2>&1
 	rc=$?
 	summary=$(tail -n1 "$TMP/out")
-	n=$((n + 1))
 	if [ "$rc" = "$2" ] && [ "$summary" = "$3" ]; then
-		echo "ok $n - $1: exit $rc, '$summary'"
+		ok "$1: exit $rc, '$summary'"
 	else
-		fails=$((fails + 1))
-		echo "not ok $n - $1: want exit $2 '$3', got exit $rc '$summary'"
+		not_ok "$1: want exit $2 '$3', got exit $rc '$summary'"
 		sed 's/^/#   /' "$TMP/out"
 	fi
 }
@@ -65,13 +63,11 @@ expect "TAP, all ok but exit 3" 1 "4 passed, 1 failed" exit1.sh
 # short, and the harness names the missing result and the line
 fake glued.sh $'echo "ok 1 - a"\nprintf "# stray"\necho "ok 2 - b"\necho "ok 3 - c"\necho 1..3'
 expect "TAP, result 2 glued to a stray line" 1 "2 passed, 1 failed" glued.sh
-n=$((n + 1))
 if grep -q '^#   results missing from the plan: 2 $' "$TMP/out" &&
 	grep -q '^#   result inside a line: 2:# strayok 2 - b$' "$TMP/out"; then
-	echo "ok $n - glued: the harness names result 2 and its line"
+	ok "glued: the harness names result 2 and its line"
 else
-	fails=$((fails + 1))
-	echo "not ok $n - glued: the harness does not name result 2 and its line"
+	not_ok "glued: the harness does not name result 2 and its line"
 	sed 's/^/#   /' "$TMP/out"
 fi
 
@@ -97,5 +93,4 @@ expect "cmocka, two groups 3 + 2, one OK missing" 1 "4 passed, 1 failed" cm_grou
 fake cm_rc "$cm_head"$'\n'"$cm_ok"$'\n'"$cm_ok"$'\n'"$cm_ok"$'\nexit 1'
 expect "cmocka, 3 of 3 but exit 1" 1 "3 passed, 1 failed" cm_rc
 
-echo "1..$n"
-[ "$fails" -eq 0 ]
+tap_finish

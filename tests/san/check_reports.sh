@@ -3,22 +3,23 @@
 # ptscope or a unit test wrote under $PTSCOPE_SAN_LOGS is a failure, even
 # when the test that ran it expected a non-zero exit.
 set -u
+# shellcheck source=../tap.sh
+. "$(dirname "$0")/../tap.sh"
 dir=${PTSCOPE_SAN_LOGS:-}
 if [ -z "$dir" ] || [ ! -d "$dir" ]; then
-	echo "not ok 1 - no sanitizer report directory ('$dir'): was the pass run with SAN_ENV?"
-	echo "1..1"
-	exit 1
+	not_ok "no sanitizer report directory ('$dir'): was the pass run with SAN_ENV?"
+	tap_finish
+	exit
 fi
 reports=$(find "$dir" -type f -size +0 | sort)
 if [ -z "$reports" ]; then
-	echo "ok 1 - no sanitizer reports in $dir"
-	echo "1..1"
-	exit 0
+	ok "no sanitizer reports in $dir"
+	tap_finish
+	exit
 fi
-echo "not ok 1 - $(echo "$reports" | wc -l) sanitizer reports in $dir:"
+not_ok "$(echo "$reports" | wc -l) sanitizer reports in $dir:"
 for r in $reports; do
 	echo "# $r:"
 	head -n 40 "$r" | sed 's/^/#   /'
 done
-echo "1..1"
-exit 1
+tap_finish
