@@ -67,11 +67,11 @@ harness-check:
 
 # the source tree: no layer includes one above it (docs/layout.md); the
 # Prometheus rules pass promtool and their unit tests, and name only
-# families of the source; the Kubernetes manifests pass their schemas
-# (the validator comes with deps-image)
+# families of "ptscope schema"; the Kubernetes manifests pass their
+# schemas (the validator comes with deps-image)
 TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh tests/tree/test_docs.sh \
 	tests/tree/test_manifests.sh
-tree-check: need-deps-image
+tree-check: need-deps-image $(PTSCOPE)
 	@./tests/run.sh tree $(TREE_TESTS)
 
 host-check: need-deps need-deps-deb need-deps-image all
