@@ -6,7 +6,7 @@
 
 UNIT_TESTS := test_hist test_options test_engine test_catalog test_format test_diff test_stats test_prom \
 	test_schema test_listen test_httpd test_mapscan test_cgroup test_selfcheck \
-	test_kube
+	test_kube test_schema_json
 UNIT_BINS := $(patsubst %,$(OUT)/tests/%,$(UNIT_TESTS))
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
@@ -67,12 +67,12 @@ harness-check:
 
 # the source tree: no layer includes one above it (docs/layout.md); the
 # Prometheus rules pass promtool and their unit tests, and name only
-# families of the source; the Kubernetes manifests pass their schemas
-# (the validator comes with deps-image); docs/kernels.md lists the
+# families of "ptscope schema"; the Kubernetes manifests pass their
+# schemas (the validator comes with deps-image); docs/kernels.md lists the
 # kernels of tests/vm/kernels.tsv
 TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh tests/tree/test_docs.sh \
 	tests/tree/test_manifests.sh tests/tree/test_kernels.sh
-tree-check: need-deps-image
+tree-check: need-deps-image $(PTSCOPE)
 	@./tests/run.sh tree $(TREE_TESTS)
 
 host-check: need-deps need-deps-deb need-deps-image all

@@ -60,6 +60,8 @@ int main(int argc, char **argv)
 		return view_diff(&opts);
 	case PTS_CMD_MAPS:
 		return view_maps(&opts);
+	case PTS_CMD_SCHEMA:
+		return view_schema(&opts);
 	}
 	return 2;
 }

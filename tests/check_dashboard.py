@@ -1,58 +1,84 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Every metric the Grafana dashboard or the Prometheus rules query must be
-on an exporter page, or at least in the source.
+on an exporter page, or at least among the families ptscope can serve.
 
-usage: check_dashboard.py DASHBOARD.json|RULES.yml PAGE.txt src/data/schema.c
-       check_dashboard.py --rules RULES.yml SOURCE...
+usage: check_dashboard.py [--ptscope BIN] DASHBOARD.json|RULES.yml PAGE.txt
+       check_dashboard.py [--ptscope BIN] --rules RULES.yml
+
+The families come from "BIN schema" (BIN: --ptscope, else $PTSCOPE, else
+build/ptscope): per family its type, labels, the catalog metric that owns
+it and which of that metric's attach candidates give it (null: all).
 
 With a page: a family the page says it left out ("# NAME left out: why",
 e.g. the BPF run-time statistics without --bpf-stats) is accepted with that
 note.  Any other family missing from PAGE is accepted only when the schema
-has it and the page says why it is not there (the schema names every
-family): its metric is not attached on that kernel, or is attached by a path
-or with a status that does not give it.  A selector's label matchers must
+has it and the page says why it is not there: its metric is not attached on
+that kernel, or is attached by a path and status (ptscope_probe_attached)
+of which some candidate does not give it.  A selector's label matchers must
 match a sample of the page (job and instance are the scraper's, not the
 page's).  A recorded name (level:metric:operations) must be recorded by the
 file itself.  Prints "N queries" last; exits 1 naming what is not exported.
 
---rules, without a page (SOURCE: src/data/schema.c, src/export/prom.c,
-src/engine/catalog.c): every ptscope_ name is a family of the sources (a
+--rules, without a page: every ptscope_ name is a family of the schema (a
 histogram's only with _bucket, _sum or _count), every recorded name is
-recorded by the file, and every value of a metric, level or reason matcher
-is a string of the sources.  Prints "N queries"; exits 1 naming the rest.
+recorded by the file, and every value of a matcher on a label whose values
+the schema lists (metric, level, reason, class) is one of them.  Prints "N
+queries"; exits 1 naming the rest.
 """
 import json
+import os
 import re
+import subprocess
 import sys
 
-# metric of the catalog that owns each family (by name prefix)
-OWNER = [("ptscope_mremap_", "mremap.calls"),
-         ("ptscope_move_page_tables_", "mremap.move_page_tables"),
-         ("ptscope_pagetable_", "mremap.levels"), ("ptscope_pte", "mremap.levels"),
-         ("ptscope_vm_normal_folio_", "mremap.folio_lookups"),
-         ("ptscope_hugepage_", "thp.fault_alloc"),
-         ("ptscope_huge_zero", "thp.fault_alloc"),
-         ("ptscope_khugepaged_", "thp.collapse"),
-         ("ptscope_madv_collapse_", "thp.collapse")]
-# families that also need a particular path or status of their metric
-# (schema.c needs_any/excludes: fault functions, PTE-table markers, the patched tracepoints)
-NEEDS = {
-    "ptscope_hugepage_fault_duration_seconds": ("path", ("fentry", "kprobe")),
-    "ptscope_huge_zero_page_faults_total": ("path", ("fentry", "kprobe")),
-    "ptscope_ptes_moved_total": ("status", ("exact",)),
-    "ptscope_pte_batches_total": ("path", ("patched",)),
-    "ptscope_pte_batch_folio_lookups_total": ("path", ("patched",)),
-    "ptscope_pagetable_empty_extents_total": ("path", ("fentry", "kprobe")),
-    "ptscope_pagetable_thp_splits_total": ("path", ("fentry", "kprobe")),
-}
-
-
-# label matchers of rules checked against the source: their values are literals there
-# (catalog.c metric names, schema.c fixed labels)
-SOURCE_LABELS = ("metric", "level", "reason")
 # labels Prometheus adds from the scrape target: never on a page
 TARGET_LABELS = ("job", "instance")
+
+
+def schema(ptscope=None):
+    """the families of "ptscope schema" by name, each with the candidates
+    of its metric"""
+    ptscope = ptscope or os.environ.get("PTSCOPE") or "build/ptscope"
+    try:
+        out = subprocess.run([ptscope, "schema"], check=True, text=True,
+                             stdout=subprocess.PIPE).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.exit("cannot read the schema from %s (make builds it): %s" % (ptscope, e))
+    doc = json.loads(out)
+    metrics = {m["name"]: m for m in doc["metrics"]}
+    for f in doc["families"]:
+        f["candidates"] = metrics[f["metric"]]["candidates"] if f["metric"] else []
+    return {f["name"]: f for f in doc["families"]}
+
+
+def label_values(families):
+    """label: every value the schema lists for it, over all families"""
+    values = {}
+    for f in families.values():
+        for label, vals in f.get("label_values", {}).items():
+            values.setdefault(label, set()).update(vals)
+    return values
+
+
+def family_of(name, families):
+    """the family @name selects (a histogram's series), or None"""
+    if name in families:
+        return None if families[name]["type"] == "histogram" else name
+    base = re.sub(r"_(bucket|sum|count)$", "", name)
+    if base != name and families.get(base, {}).get("type") == "histogram":
+        return base
+    return None
+
+
+def gives(fam, probe):
+    """does the path and status @probe reports for @fam's metric give it,
+    whichever of the candidates with that path and status was chosen?"""
+    if fam["needs"] is None:
+        return True
+    given = set(n["candidate"] for n in fam["needs"])
+    return all(c["candidate"] in given for c in fam["candidates"]
+               if (c["path"], c["status"]) == (probe["path"], probe["status"]))
 
 
 def values_of(node, key, out):
@@ -112,10 +138,11 @@ def unmatched(exprs, page):
     return sorted(bad)
 
 
-def check(dash, page, source):
-    """(number of queries, notes on absent families, families not exported)"""
+def check(dash, page, families):
+    """(number of queries, notes on absent families, families not exported)
+    of @dash against @page; @families from schema()"""
     exprs = exprs_of(dash, [])
-    families = dict(re.findall(r"^# TYPE (\S+) (\S+)$", page, re.M))
+    on_page = dict(re.findall(r"^# TYPE (\S+) (\S+)$", page, re.M))
     probes = {m: dict(path=p, status=st, on=v == "1") for m, p, st, v in re.findall(
         r'^ptscope_probe_attached\{metric="([^"]+)",path="([^"]+)",'
         r'status="([^"]+)"\} ([01])$', page, re.M)}
@@ -134,50 +161,43 @@ def check(dash, page, source):
             if name not in recorded:
                 bad.append(name)
             continue
-        if name in families or families.get(base) == "histogram":
+        if name in on_page or on_page.get(base) == "histogram":
             continue
         if name in left_out or base in left_out:
             notes.append("%s: left out by the exporter: %s" % (
                 name, left_out.get(name, left_out.get(base))))
             continue
-        fam = name if '"%s"' % name in source else base
-        metric = next((m for p, m in OWNER if name.startswith(p)), None)
-        probe = probes.get(metric)
-        if '"%s"' % fam not in source or not probe:
+        fam = families.get(family_of(name, families))
+        probe = probes.get(fam["metric"]) if fam else None
+        if not probe:
             bad.append(name)
         elif not probe["on"]:
-            notes.append("%s: %s is not attached on this kernel" % (name, metric))
-        elif fam in NEEDS and probe[NEEDS[fam][0]] not in NEEDS[fam][1]:
+            notes.append("%s: %s is not attached on this kernel" % (name, fam["metric"]))
+        elif not gives(fam, probe):
             notes.append("%s: %s is attached by %s, %s" % (
-                name, metric, probe["path"], probe["status"]))
+                name, fam["metric"], probe["path"], probe["status"]))
         else:
             bad.append(name)
     bad += ["%s selects nothing on the page" % s for s in unmatched(exprs, page)]
     return len(exprs), notes, bad
 
 
-def check_source(doc, source):
-    """(number of queries, names not in the source): the static check of --rules"""
+def check_source(doc, families):
+    """(number of queries, names not in the schema): the static check of --rules"""
     exprs = exprs_of(doc, [])
-    families = set(re.findall(r'"(ptscope_[a-z0-9_]+)"', source))
-    hists = set(re.findall(r'PTS_FIELD_HIST\b[^}]*?\.prom = "([^"]+)"', source, re.S))
+    values = label_values(families)
     recorded = set(values_of(doc, "record", []))
     bad = []
     for name in sorted(set(n for e in exprs for n in metric_names(e))):
-        base = re.sub(r"_(bucket|sum|count)$", "", name)
-        if ":" in name:
-            ok = name in recorded
-        else:
-            ok = (name in families and name not in hists) or base in hists - {name}
-        if not ok:
+        if not (name in recorded if ":" in name else family_of(name, families)):
             bad.append(name)
     for e in exprs:
         for name, ms in matchers(e):
             for label, op, value in ms:
-                if label not in SOURCE_LABELS:
+                if label not in values:
                     continue
                 for v in value.split("|") if "~" in op else [value]:
-                    if '"%s"' % v not in source:
+                    if v not in values[label]:
                         bad.append('%s{%s%s"%s"}' % (name, label, op, v))
     return len(exprs), bad
 
@@ -197,15 +217,17 @@ def load(path):
 
 
 def main():
-    if len(sys.argv) >= 4 and sys.argv[1] == "--rules":
-        path = sys.argv[2]
-        nr, bad = check_source(load(path),
-                               "".join(open(f).read() for f in sys.argv[3:]))
+    args = sys.argv[1:]
+    ptscope = None
+    if args[:1] == ["--ptscope"] and len(args) > 1:
+        ptscope, args = args[1], args[2:]
+    if len(args) == 2 and args[0] == "--rules":
+        path = args[1]
+        nr, bad = check_source(load(path), schema(ptscope))
         notes = []
-    elif len(sys.argv) == 4:
-        path = sys.argv[1]
-        nr, notes, bad = check(load(path), open(sys.argv[2]).read(),
-                               open(sys.argv[3]).read())
+    elif len(args) == 2 and not args[0].startswith("-"):
+        path = args[0]
+        nr, notes, bad = check(load(path), open(args[1]).read(), schema(ptscope))
     else:
         sys.exit(__doc__)
     for n in notes:
@@ -214,7 +236,7 @@ def main():
     if not nr:
         sys.exit("no expr in " + path)
     if bad:
-        sys.exit("%s: %s" % ("not in the source" if sys.argv[1] == "--rules"
+        sys.exit("%s: %s" % ("not in the schema" if args[0] == "--rules"
                              else "not exported", ", ".join(bad)))
 
 

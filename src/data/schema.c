@@ -358,10 +358,15 @@ bool schema_section_attached(const struct pts_schema_ctx *sc,
 	return !sec->metric || engine_available(sc->eng, sec->metric);
 }
 
+const char *schema_field_metric(const struct pts_field *f)
+{
+	return f->metric ? f->metric : f->section->metric;
+}
+
 bool schema_field_present(const struct pts_schema_ctx *sc,
 			  const struct pts_field *f)
 {
-	const char *metric = f->metric ? f->metric : f->section->metric;
+	const char *metric = schema_field_metric(f);
 
 	if (!metric)
 		return true;

@@ -106,6 +106,8 @@ struct pts_schema_ctx {
 
 bool schema_section_attached(const struct pts_schema_ctx *sc,
 			     const struct pts_section *sec);
+/* the catalog metric giving @f: its own, else its section's; NULL: always */
+const char *schema_field_metric(const struct pts_field *f);
 /* does the attach path chosen for the row's metric provide it? */
 bool schema_field_present(const struct pts_schema_ctx *sc,
 			  const struct pts_field *f);

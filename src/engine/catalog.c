@@ -45,6 +45,13 @@ int path_kind_parse(const char *name, enum pts_path_kind *kind)
 	return -1;
 }
 
+bool catalog_provides(const struct pts_candidate *c, unsigned int needs_any,
+		      unsigned int excludes)
+{
+	return (!needs_any || (c->cfg_flags & needs_any)) &&
+	       !(c->cfg_flags & excludes);
+}
+
 /*
  * The PTE table marker: move_ptes() maps the old table with
  * pte_offset_map_lock(), an inline around __pte_offset_map_lock() from

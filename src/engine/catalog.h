@@ -94,5 +94,11 @@ extern const int pts_catalog_len;
 const char *path_kind_name(enum pts_path_kind kind);
 int path_kind_parse(const char *name, enum pts_path_kind *kind);
 const struct pts_metric *catalog_find(const char *name);
+/*
+ * Does candidate @c give what needs one of @needs_any in its cfg_flags
+ * (0: any candidate) and none of @excludes?
+ */
+bool catalog_provides(const struct pts_candidate *c, unsigned int needs_any,
+		      unsigned int excludes);
 
 #endif

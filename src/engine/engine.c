@@ -231,12 +231,11 @@ bool engine_provides(const struct pts_engine *eng, const char *metric,
 		     unsigned int needs_any, unsigned int excludes)
 {
 	const struct pts_choice *ch = engine_choice(eng, metric);
-	unsigned int flags;
 
 	if (!ch || ch->chosen < 0)
 		return false;
-	flags = ch->metric->cands[ch->chosen].cfg_flags;
-	return (!needs_any || (flags & needs_any)) && !(flags & excludes);
+	return catalog_provides(&ch->metric->cands[ch->chosen], needs_any,
+				excludes);
 }
 
 static bool said_before(const struct pts_choice *ch, int i)

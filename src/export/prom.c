@@ -18,6 +18,35 @@
 #include "data/schema.h"
 
 #define NS_PER_SEC 1000000000ULL
+#define PROM_XSTR(x)	#x
+#define PROM_STR(x)	PROM_XSTR(x)
+
+const struct prom_family prom_families[PROM_NR_FAMILIES] = {
+	[PROM_FAM_CGROUP_LIMIT] = { "ptscope_cgroup_labels_limit", "gauge",
+		"Cgroups that get a cgroup label of their own in the "
+		"ptscope_cgroup_* families (--cgroup-labels)." },
+	[PROM_FAM_CGROUP_FOLDED] = { "ptscope_cgroup_labels_folded", "gauge",
+		"Cgroups summed into cgroup=\"other\" at this scrape." },
+	[PROM_FAM_CGROUP_ROWS] = { "ptscope_cgroup_rows", "gauge",
+		"Rows of counts in the BPF map (live cgroups and the removed "
+		"ones' sum); at " PROM_STR(PTS_MAX_CGROUPS) ", what new cgroups "
+		"do is dropped (reason cgroup_map_full)." },
+	[PROM_FAM_PROBE] = { "ptscope_probe_attached", "gauge",
+		"1 if the metric is attached, 0 if this kernel does not offer "
+		"it ('ptscope probe' says why).  path: how it is traced; "
+		"status: exact or inferred.", { "metric", "path", "status" } },
+	[PROM_FAM_PROG_SECS] = { "ptscope_bpf_program_run_seconds_total",
+		"counter", "Time spent running each ptscope BPF program since "
+		"export started (kernel BPF run-time statistics).",
+		{ "program" } },
+	[PROM_FAM_PROG_RUNS] = { "ptscope_bpf_program_runs_total", "counter",
+		"Runs of each ptscope BPF program since export started.",
+		{ "program" } },
+};
+
+const char *const prom_cgroup_labels[PROM_CGROUP_LABELS] = {
+	"cgroup", "namespace", "pod", "container",
+};
 
 struct prom_label {
 	const char *name;
@@ -161,8 +190,7 @@ static void put_histogram(FILE *out, const char *name,
 	fprintf(out, " %llu\n", (unsigned long long)total);
 }
 
-/* the HELP of @f's family: on the family's first row */
-static const char *family_help(const struct pts_field *f)
+const char *prom_family_help(const struct pts_field *f)
 {
 	size_t i;
 
@@ -172,20 +200,35 @@ static const char *family_help(const struct pts_field *f)
 	return "";
 }
 
+int prom_field_label_names(const struct pts_field *f,
+			   const char *names[PROM_FIELD_LABELS])
+{
+	if (f->label == PTS_LABEL_NONE && !f->fixed_label)
+		return 0;
+	names[0] = schema_label_name(f);
+	if (f->label != PTS_LABEL_ORDER)
+		return 1;
+	names[1] = "order";
+	return 2;
+}
+
 /* the labels of value @i of @f: its label kind's, or its fixed one */
 static int field_labels(const struct pts_schema_ctx *sc,
 			const struct pts_field *f, unsigned int i,
 			struct prom_label *l, char *value, size_t len,
 			char *order, size_t order_len)
 {
-	if (f->label == PTS_LABEL_NONE && !f->fixed_label)
+	const char *names[PROM_FIELD_LABELS];
+	int nr = prom_field_label_names(f, names);
+
+	if (!nr)
 		return 0;
-	l[0].name = schema_label_name(f);
+	l[0].name = names[0];
 	l[0].value = schema_label_value(sc, f, i, value, len);
-	if (f->label != PTS_LABEL_ORDER)
+	if (nr == 1)
 		return 1;
 	snprintf(order, order_len, "%u", i);
-	l[1].name = "order";
+	l[1].name = names[1];
 	l[1].value = order;
 	return 2;
 }
@@ -196,7 +239,7 @@ static void render_field(const struct prom_input *in,
 {
 	unsigned int i, n = schema_label_count(f);
 	char value[32], order[12];
-	struct prom_label l[2];
+	struct prom_label l[PROM_FIELD_LABELS];
 	int nr;
 
 	for (i = 0; i < n; i++) {
@@ -248,31 +291,50 @@ static void render_fields(const struct prom_input *in, FILE *out)
 			continue;
 		if (!family || strcmp(family, f->prom))
 			put_family(out, f->prom, f->kind == PTS_FIELD_HIST ?
-				   "histogram" : "counter", family_help(f));
+				   "histogram" : "counter", prom_family_help(f));
 		family = f->prom;
 		render_field(in, &sc, f, out);
 	}
 }
 
-/* ptscope_cgroup_ and @prom without its "ptscope_" */
-static const char *cgroup_family(char *buf, size_t len, const char *prom)
+const char *prom_cgroup_family(char *buf, size_t len,
+			       const struct pts_field *f)
 {
-	snprintf(buf, len, "ptscope_cgroup_%s", prom + strlen("ptscope_"));
+	snprintf(buf, len, "ptscope_cgroup_%s", f->prom + strlen("ptscope_"));
+	return buf;
+}
+
+const char *prom_cgroup_help(char *buf, size_t len, const struct pts_field *f,
+			     size_t limit)
+{
+	snprintf(buf, len, "Per cgroup v2 (the %zu busiest by mremap calls "
+		 "and hugepage faults, the others summed as cgroup=\"other\", "
+		 "removed cgroups as cgroup=\"removed\"; namespace, pod and "
+		 "container name a pod's cgroups): %s", limit,
+		 prom_family_help(f));
 	return buf;
 }
 
 static void put_cgroup_family(FILE *out, const char *name,
 			      const struct pts_field *f, size_t limit)
 {
-	fprintf(out, "# HELP %s Per cgroup v2 (the %zu busiest by mremap calls "
-		"and hugepage faults, the others summed as cgroup=\"other\", "
-		"removed cgroups as cgroup=\"removed\"; namespace, pod and "
-		"container name a pod's cgroups): ", name, limit);
-	prom_put_help_text(out, family_help(f));
-	fprintf(out, "\n# TYPE %s counter\n", name);
+	char help[PROM_HELP_MAX];
+
+	put_family(out, name, "counter",
+		   prom_cgroup_help(help, sizeof(help), f, limit));
 }
 
-#define CGROUP_LABELS	4	/* cgroup, namespace, pod, container */
+#define CGROUP_LABELS	PROM_CGROUP_LABELS
+
+/* the labels of a sum of rows: cgroup=@what, no pod */
+static void sum_labels(const char *what, struct prom_label *l)
+{
+	int i;
+
+	for (i = 0; i < CGROUP_LABELS; i++)
+		l[i] = (struct prom_label){ prom_cgroup_labels[i], "" };
+	l[0].value = what;
+}
 
 /* the labels of a cgroup's row: its path, and its pod's names if any */
 static void row_labels(const struct pts_cgroup_entry *e, char *id, size_t len,
@@ -280,21 +342,14 @@ static void row_labels(const struct pts_cgroup_entry *e, char *id, size_t len,
 {
 	const struct pts_kube_names *n = e->kube ? &e->kube->names : NULL;
 
-	l[0] = (struct prom_label){ "cgroup", cgroup_label(id, len, e->path,
-							   e->id) };
-	l[1] = (struct prom_label){ "namespace", n ? n->ns : "" };
-	l[2] = (struct prom_label){ "pod", n ? n->pod : "" };
-	l[3] = (struct prom_label){ "container", n ? n->container : "" };
+	sum_labels(cgroup_label(id, len, e->path, e->id), l);
+	if (!n)
+		return;
+	l[1].value = n->ns;
+	l[2].value = n->pod;
+	l[3].value = n->container;
 }
 
-/* the labels of a sum of rows: cgroup=@what, no pod */
-static void sum_labels(const char *what, struct prom_label *l)
-{
-	l[0] = (struct prom_label){ "cgroup", what };
-	l[1] = (struct prom_label){ "namespace", "" };
-	l[2] = (struct prom_label){ "pod", "" };
-	l[3] = (struct prom_label){ "container", "" };
-}
 
 /* value @i of @f in @row, labelled by @who first */
 static void put_cgroup_value(const struct pts_schema_ctx *sc,
@@ -303,7 +358,7 @@ static void put_cgroup_value(const struct pts_schema_ctx *sc,
 			     const struct pts_cgroup *row, const char *name,
 			     FILE *out)
 {
-	struct prom_label l[CGROUP_LABELS + 2];
+	struct prom_label l[CGROUP_LABELS + PROM_FIELD_LABELS];
 	char value[32], order[12];
 	int nr;
 
@@ -344,28 +399,27 @@ static void render_cgroup_field(const struct prom_input *in,
 	}
 }
 
-static void put_gauge(FILE *out, const char *name, const char *help,
-		      uint64_t value)
+/* the header of prom_families[@fam] */
+static const char *put_fixed_family(FILE *out, int fam)
 {
-	put_family(out, name, "gauge", help);
-	put_u64(out, name, NULL, 0, value);
+	const struct prom_family *p = &prom_families[fam];
+
+	put_family(out, p->name, p->type, p->help);
+	return p->name;
+}
+
+static void put_gauge(FILE *out, int fam, uint64_t value)
+{
+	put_u64(out, put_fixed_family(out, fam), NULL, 0, value);
 }
 
 /* how the cgroup label is bounded, so a dashboard can tell what it sees */
 static void render_cgroup_limits(const struct prom_input *in,
 				 const struct pts_cgroup_fold *fold, FILE *out)
 {
-	char help[200];
-
-	put_gauge(out, "ptscope_cgroup_labels_limit", "Cgroups that get a "
-		  "cgroup label of their own in the ptscope_cgroup_* families "
-		  "(--cgroup-labels).", in->cgroup_limit);
-	put_gauge(out, "ptscope_cgroup_labels_folded", "Cgroups summed into "
-		  "cgroup=\"other\" at this scrape.", fold->folded);
-	snprintf(help, sizeof(help), "Rows of counts in the BPF map (live "
-		 "cgroups and the removed ones' sum); at %d, what new cgroups "
-		 "do is dropped (reason cgroup_map_full).", PTS_MAX_CGROUPS);
-	put_gauge(out, "ptscope_cgroup_rows", help, in->snap->nr_cgroups);
+	put_gauge(out, PROM_FAM_CGROUP_LIMIT, in->cgroup_limit);
+	put_gauge(out, PROM_FAM_CGROUP_FOLDED, fold->folded);
+	put_gauge(out, PROM_FAM_CGROUP_ROWS, in->snap->nr_cgroups);
 }
 
 /*
@@ -394,7 +448,7 @@ static int render_cgroups(const struct prom_input *in, FILE *out)
 		f = &pts_fields[i];
 		if (!schema_field_per_cgroup(f) || !field_exported(&sc, f))
 			continue;
-		cgroup_family(name, sizeof(name), f->prom);
+		prom_cgroup_family(name, sizeof(name), f);
 		if (!family || strcmp(family, f->prom))
 			put_cgroup_family(out, name, f, in->cgroup_limit);
 		family = f->prom;
@@ -407,18 +461,16 @@ static int render_cgroups(const struct prom_input *in, FILE *out)
 
 static void render_probes(const struct prom_input *in, FILE *out)
 {
-	static const char *const name = "ptscope_probe_attached";
+	const char *const *names = prom_families[PROM_FAM_PROBE].labels;
 	const struct pts_candidate *c;
 	const struct pts_choice *ch;
 	struct prom_label l[3] = {
-		{ "metric", NULL }, { "path", NULL }, { "status", NULL },
+		{ names[0], NULL }, { names[1], NULL }, { names[2], NULL },
 	};
+	const char *name;
 	int i;
 
-	put_family(out, name, "gauge",
-		   "1 if the metric is attached, 0 if this kernel does not offer "
-		   "it ('ptscope probe' says why).  path: how it is traced; "
-		   "status: exact or inferred.");
+	name = put_fixed_family(out, PROM_FAM_PROBE);
 	for (i = 0; i < in->eng->nr_choices; i++) {
 		ch = &in->eng->choices[i];
 		if (ch->metric->internal)
@@ -433,9 +485,9 @@ static void render_probes(const struct prom_input *in, FILE *out)
 
 static void render_progs(const struct prom_input *in, FILE *out)
 {
-	static const char *const secs = "ptscope_bpf_program_run_seconds_total";
-	static const char *const runs = "ptscope_bpf_program_runs_total";
-	struct prom_label l = { "program", NULL };
+	const char *secs = prom_families[PROM_FAM_PROG_SECS].name;
+	const char *runs = prom_families[PROM_FAM_PROG_RUNS].name;
+	struct prom_label l = { prom_families[PROM_FAM_PROG_SECS].labels[0], NULL };
 	size_t i;
 
 	if (!in->progs) {
@@ -445,15 +497,12 @@ static void render_progs(const struct prom_input *in, FILE *out)
 				in->progs_off);
 		return;
 	}
-	put_family(out, secs, "counter",
-		   "Time spent running each ptscope BPF program since export "
-		   "started (kernel BPF run-time statistics).");
+	put_fixed_family(out, PROM_FAM_PROG_SECS);
 	for (i = 0; i < in->nr_progs; i++) {
 		l.value = in->progs[i].name;
 		put_seconds_sample(out, secs, "", &l, 1, in->progs[i].run_time_ns);
 	}
-	put_family(out, runs, "counter",
-		   "Runs of each ptscope BPF program since export started.");
+	put_fixed_family(out, PROM_FAM_PROG_RUNS);
 	for (i = 0; i < in->nr_progs; i++) {
 		l.value = in->progs[i].name;
 		put_u64(out, runs, &l, 1, in->progs[i].run_cnt);

@@ -58,6 +58,52 @@ struct prom_input {
 	struct pts_cgroup_carry *carry;
 };
 
+/*
+ * The families of the page that are not the schema's (data/schema.h):
+ * the cgroup label's bounds, the probe table, the program statistics.
+ * "ptscope schema" lists them with the schema's.
+ */
+enum prom_family_id {
+	PROM_FAM_CGROUP_LIMIT = 0,
+	PROM_FAM_CGROUP_FOLDED,
+	PROM_FAM_CGROUP_ROWS,
+	PROM_FAM_PROBE,
+	PROM_FAM_PROG_SECS,
+	PROM_FAM_PROG_RUNS,
+	PROM_NR_FAMILIES,
+};
+
+#define PROM_FAMILY_LABELS	3
+
+struct prom_family {
+	const char *name;
+	const char *type;	/* "counter" or "gauge" */
+	const char *help;
+	const char *labels[PROM_FAMILY_LABELS];	/* NULL after the last */
+};
+
+extern const struct prom_family prom_families[PROM_NR_FAMILIES];
+
+/* the labels of a ptscope_cgroup_* family, before its field's own */
+#define PROM_CGROUP_LABELS	4
+extern const char *const prom_cgroup_labels[PROM_CGROUP_LABELS];
+/* a field's own labels: its kind's (and "order" for a size) or a fixed one */
+#define PROM_FIELD_LABELS	2
+/* room for the HELP of any family (prom_cgroup_help) */
+#define PROM_HELP_MAX		1024
+
+/* the HELP of the schema family of @f (on the family's first row) */
+const char *prom_family_help(const struct pts_field *f);
+/* the names of @f's labels into @names; how many (0 to 2) */
+int prom_field_label_names(const struct pts_field *f,
+			   const char *names[PROM_FIELD_LABELS]);
+/* ptscope_cgroup_F, F being @f's family without "ptscope_", into @buf */
+const char *prom_cgroup_family(char *buf, size_t len,
+			       const struct pts_field *f);
+/* its HELP (not escaped) when the @limit busiest cgroups are labelled */
+const char *prom_cgroup_help(char *buf, size_t len, const struct pts_field *f,
+			     size_t limit);
+
 /* label values: backslash, double quote and newline are escaped */
 void prom_put_label_value(FILE *out, const char *value);
 /* HELP text: backslash and newline are escaped */

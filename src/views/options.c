@@ -21,7 +21,8 @@
 			 CMD(PTS_CMD_SNOOP) | CMD(PTS_CMD_EXPORT))
 #define CMDS_REPORTING	(CMD(PTS_CMD_TOP) | CMD(PTS_CMD_STAT) | \
 			 CMD(PTS_CMD_SNOOP) | CMD(PTS_CMD_PROBE) | \
-			 CMD(PTS_CMD_DIFF) | CMD(PTS_CMD_MAPS))
+			 CMD(PTS_CMD_DIFF) | CMD(PTS_CMD_MAPS) | \
+			 CMD(PTS_CMD_SCHEMA))
 #define PTS_XSTR(x)	#x
 #define PTS_STR(x)	PTS_XSTR(x)
 
@@ -94,6 +95,12 @@ static const struct cmd_spec cmd_specs[] = {
 	  "ptscope maps [OPTIONS] -p PID|-c COMM",
 	  "  ptscope maps -p 1234                 # its folios by size\n"
 	  "  ptscope maps -c java -i 2            # refresh every 2 s\n" },
+	{ "schema", PTS_CMD_SCHEMA, NULL,
+	  "the Prometheus families export can serve, as JSON: type, help, "
+	  "labels, the metric owning each and the attach paths giving it",
+	  "ptscope schema [OPTIONS]",
+	  "  ptscope schema                       # JSON on stdout\n"
+	  "  ptscope schema -o schema.json\n" },
 	{ "help", PTS_CMD_HELP, NULL, NULL, NULL, NULL },
 };
 

@@ -12,6 +12,7 @@ int view_snoop(const struct pts_options *opts);
 int view_export(const struct pts_options *opts);
 int view_diff(const struct pts_options *opts);
 int view_maps(const struct pts_options *opts);
+int view_schema(const struct pts_options *opts);
 
 struct pts_snapshot;
 /* top's per-process order: by @key, largest first, then by pid */

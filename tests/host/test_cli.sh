@@ -29,6 +29,8 @@ expect_usage "diff --alpha 1" diff --alpha 1 a.json b.json
 expect_usage "--repeat on top" top --repeat 2
 expect_usage "bad mode" probe --mode magic
 expect_usage "extra argument" probe extra
+expect_usage "schema with an argument" schema extra
+expect_usage "schema --repeat" schema --repeat 2
 
 "$PTSCOPE" --help >"$TMP/help" 2>&1
 check_eq "--help exits 0 and lists stat" "0 yes" "$? $(grep -q 'stat \[OPTS\] -- CMD' "$TMP/help" && echo yes)"
@@ -55,8 +57,29 @@ help_of export listen json
 help_of probe mode pid
 help_of diff alpha pid
 help_of maps interval mode
+help_of schema output mode
 check_eq "--help: the overview lists the commands and every command's options" \
 	"yes yes yes" "$(grep -q '^Commands:' "$TMP/help" && echo yes) $(has_opt "$TMP/help" repeat) $(has_opt "$TMP/help" alpha)"
+
+# schema: every family export can serve, as JSON, for anyone (no BPF); a
+# sanitizer build keeps its reports on stderr there (no log directory of
+# root's to write to, no leak check without root's ptrace)
+if setpriv --reuid=65534 --regid=65534 --clear-groups \
+	env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:log_path=stderr" \
+	UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=stderr" \
+	"$PTSCOPE" schema >"$TMP/schema.json" 2>"$TMP/err"; then
+	check_eq "schema as nobody: valid JSON, ptscope_mremap_calls_total a counter of mremap.calls by class" \
+		"counter mremap.calls ['class']" \
+		"$(json "$TMP/schema.json" "' '.join(str(f[k]) for f in d['families'] if f['name'] == 'ptscope_mremap_calls_total' for k in ('type', 'metric', 'labels'))")"
+	check_eq "schema: PTE counts need the PTE table marker (not the PMD-only markers)" \
+		"False True" \
+		"$(json "$TMP/schema.json" "' '.join(str(any(n['candidate'] == c for n in f['needs'])) for f in d['families'] if f['name'] == 'ptscope_ptes_moved_total' for c in ('fentry markers get_old_pud, move_huge_pmd', 'tp_btf mmap:mm_mremap_move_{pud,pmd,huge_pmd,ptes,back}'))")"
+	check_eq "schema: every family once, with a help, among the probe table's and the per-cgroup ones" \
+		"True True True" \
+		"$(json "$TMP/schema.json" "' '.join(str(x) for x in (len(set(f['name'] for f in d['families'])) == len(d['families']), all(f['help'] for f in d['families']), {'ptscope_probe_attached', 'ptscope_cgroup_mremap_calls_total'} <= set(f['name'] for f in d['families'])))")"
+else
+	not_ok "ptscope schema as nobody failed: $(head -n1 "$TMP/err")"
+fi
 
 # probe: every catalog metric with a status; unavailable ones say why
 if "$PTSCOPE" probe --json >"$TMP/probe.json" 2>"$TMP/err"; then

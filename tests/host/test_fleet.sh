@@ -229,7 +229,7 @@ check_eq "ptscope alerts pending or firing on the healthy fleet" none \
 
 # every name the rules query is on A's page, or its probe says why not
 if curl -sf --max-time 10 -o "$TMP/page_a.txt" "http://$A/metrics" &&
-	tests/check_dashboard.py "$RULES" "$TMP/page_a.txt" src/data/schema.c >"$TMP/names.out" 2>&1; then
+	tests/check_dashboard.py --ptscope "$PTSCOPE" "$RULES" "$TMP/page_a.txt" >"$TMP/names.out" 2>&1; then
 	ok "the rules' families are on A's page or not attached there ($(tail -1 "$TMP/names.out"))"
 	grep '^#' "$TMP/names.out"
 else
