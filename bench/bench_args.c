@@ -47,7 +47,7 @@ static const struct option all_options[] = {
 };
 
 /* Decimal number with an optional K/M/G suffix (powers of 1024). */
-int parse_size(const char *text, uint64_t *out)
+static int parse_size(const char *text, uint64_t *out)
 {
 	unsigned long long value;
 	uint64_t multiplier = 1;

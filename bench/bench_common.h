@@ -124,7 +124,6 @@ uint64_t sort_median(uint64_t *samples, uint64_t n);
 /* bench_args.c: the options of every subcommand */
 extern const char *const thp_names[];
 extern const char *const populate_names[];
-int parse_size(const char *text, uint64_t *out);
 int parse_size_list(const char *text, uint64_t *sizes, size_t max,
 		    size_t *count);
 int parse_align_mode(const char *text, enum align_mode *out);
