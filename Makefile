@@ -33,7 +33,11 @@ VIEW_SRCS := $(wildcard src/views/*.c)
 LIB_SRCS := $(ENGINE_SRCS) $(DATA_SRCS) $(EXPORT_SRCS) $(VIEW_SRCS)
 LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope
+# the workload driver: its dispatch, one file per workload family and
+# the parts they share (bench/bench_common.h)
 BENCH := $(OUT)/ptscope-bench
+BENCH_SRCS := bench/ptscope-bench.c $(wildcard bench/bench_*.c)
+BENCH_OBJS := $(patsubst bench/%.c,$(OUT)/$(ARCH)/bench/%.o,$(BENCH_SRCS))
 CASES := $(OUT)/ptscope-cases
 # the overhead bench's floor: empty programs on ptscope's hooks
 FLOOR := $(OUT)/ptscope-floor
@@ -120,9 +124,13 @@ $(eval $(call compile,$(OUT)/$(ARCH),$$(CC) $$(CPPFLAGS) $$(CFLAGS)))
 $(PTSCOPE): $(LIB_OBJS) $(OUT)/$(ARCH)/main.o
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
-$(BENCH): bench/ptscope-bench.c
-	@mkdir -p $(OUT)
-	$(CC) -O2 -Wall -Wextra $(DEPFLAGS) -o $@ $<
+# libc only, no CFLAGS: the static links (mk/static.mk) take these objects
+$(OUT)/$(ARCH)/bench/%.o: bench/%.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra $(DEPFLAGS) -c $< -o $@
+
+$(BENCH): $(BENCH_OBJS)
+	$(CC) $^ -o $@
 
 # the seeded mremap case generator of the differential level test
 $(CASES): bench/mremap-cases.c
@@ -177,8 +185,8 @@ clean:
 
 # what the compiler found each output to include (DEPFLAGS); the included
 # files add theirs.  Only the outputs of this ARCH built so far have one.
-DEPFILES := $(patsubst %.o,%.d,$(LIB_OBJS) $(OUT)/$(ARCH)/main.o) \
-	$(addsuffix .d,$(BENCH) $(CASES) $(FLOOR))
+DEPFILES := $(patsubst %.o,%.d,$(LIB_OBJS) $(OUT)/$(ARCH)/main.o $(BENCH_OBJS)) \
+	$(addsuffix .d,$(CASES) $(FLOOR))
 
 # provisioning (deps*), static builds, tests, kernels, benchmarks
 include mk/deps.mk mk/static.mk mk/tests.mk mk/kernel.mk mk/bench.mk

@@ -29,9 +29,9 @@ $(OUT)/static/$(ARCH)/ptscope: $(LIB_OBJS) $(OUT)/$(ARCH)/main.o \
 	@mkdir -p $(dir $@)
 	$(CC) -static $(filter %.o,$^) -o $@ $(STATIC_LIBS)
 
-$(OUT)/static/$(ARCH)/ptscope-bench: bench/ptscope-bench.c
+$(OUT)/static/$(ARCH)/ptscope-bench: $(BENCH_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -static -O2 -Wall -Wextra $(DEPFLAGS) -o $@ $<
+	$(CC) -static $^ -o $@
 
 $(OUT)/static/$(ARCH)/ptscope-floor: bench/ptscope-floor.c $(BPF_OUT)/floor.skel.h
 	@mkdir -p $(dir $@)
@@ -41,5 +41,4 @@ $(OUT)/static/$(ARCH)/ptscope-cases: bench/mremap-cases.c
 	@mkdir -p $(dir $@)
 	$(CC) -static -O2 -Wall -Wextra $(DEPFLAGS) -o $@ $<
 
-DEPFILES += $(patsubst %,$(OUT)/static/$(ARCH)/%.d,ptscope-bench ptscope-cases \
-	ptscope-floor)
+DEPFILES += $(patsubst %,$(OUT)/static/$(ARCH)/%.d,ptscope-cases ptscope-floor)
