@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ptscope maps -p PID | -c COMM: what the processes have mapped now, per
- * folio size (src/data/mapscan.c), once or every -i seconds.  No BPF: it
+ * folio size (src/maps/mapscan.c), once or every -i seconds.  No BPF: it
  * reads /proc/PID/smaps, /proc/PID/pagemap and /proc/kpageflags, which
  * give frames and folios to root only.
  */

@@ -7,7 +7,7 @@
 #include <sys/types.h>
 #include <json-c/json.h>
 #include <ptscope/ptscope.h>
-#include "data/mapscan.h"
+#include "maps/mapscan.h"
 #include "views/report.h"
 
 /* the "ptscope_version" of maps --json, a format of its own */

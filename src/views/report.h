@@ -30,6 +30,13 @@ int report_reason_number(const struct pts_report *rep, const char *why);
  * continuation lines starting at column @indent; returns the column.
  */
 int report_wrap(FILE *out, int col, int indent, const char *text);
+/*
+ * A line of a table of @n columns, without its end: the @text of those
+ * @shown, each padded to its @width (negative: left-aligned), one space
+ * apart.
+ */
+void report_table_cells(FILE *out, int n, const bool shown[],
+			const int width[], const char *const text[]);
 void report_metric_line(FILE *out, const struct pts_report *rep);
 void report_snapshot_text(FILE *out, const struct pts_report *rep,
 			  const struct pts_snapshot *snap, bool hists);

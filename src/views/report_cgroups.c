@@ -4,6 +4,8 @@
  * columns of top's process table, the level moves where they are traced,
  * and the cgroup's path last (paths are long), or for a pod's cgroup its
  * namespace/pod/container; "removed" sums the cgroups removed meanwhile.
+ * Each column is a row of the output schema (cg_cols[]), read from the
+ * cgroup's counters through it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include "views/report.h"
 
 #define CGROUP_PATH_SHOWN	256	/* bytes of a cgroup's path shown */
+#define CELL_LEN		32	/* a column's head or value */
 
 static enum pts_sort cgroup_sort_key;
 
@@ -58,94 +61,195 @@ void report_sort_cgroups(struct pts_snapshot *s, enum pts_sort key)
 		      cmp_cgroups);
 }
 
-/* the level counters the table shows, where mremap.levels is attached */
-static const char *const level_keys[] = {
-	"pud_moved", "pmd_moved", "huge_pmd_moved",
+/*
+ * Which value of its schema row a column shows for a cgroup: one label
+ * value, the one of a folio size, all of them summed, or the cgroup's
+ * mremap time per call of the row.
+ */
+enum cg_pick {
+	CG_LABEL = 0,	/* label value .label (0: a row without labels) */
+	CG_ORDER_64K,	/* the folio order of 64 KiB at this page size */
+	CG_ORDER_PMD,	/* the folio order of a PMD */
+	CG_SUM,		/* every label value of the row */
+	/*
+	 * struct pts_cgroup's mremap_ns over the row's sum: mremap's
+	 * latency_ns is a histogram, which the rows do not keep
+	 */
+	CG_MEAN_NS,
 };
-static const char *const level_heads[] = { "PUD-MV", "PMD-MV", "HPMD-MV" };
-#define NR_LEVEL_COLS	(sizeof(level_keys) / sizeof(level_keys[0]))
 
-static bool levels_shown(const struct pts_report *rep)
+/*
+ * The table's columns, left to right: each shows a schema row that the
+ * rows keep per cgroup (schema_field_per_cgroup()); one marked
+ * if_present only where the chosen attach path provides its row.
+ */
+static const struct cg_col {
+	const char *section;	/* the schema row: section and key */
+	const char *key;
+	const char *head;	/* NULL: "F-" and the folio's size */
+	int width;
+	enum cg_pick pick;
+	unsigned int label;	/* CG_LABEL: which value */
+	bool if_present;
+} cg_cols[] = {
+	{ "mremap", "calls", "MREMAP", 7, .pick = CG_SUM },
+	{ "mremap", "calls", "PUD", 5, .label = PTS_MREMAP_PUD },
+	{ "mremap", "calls", "PMD", 5, .label = PTS_MREMAP_PMD },
+	{ "mremap", "calls", "PTE", 6, .label = PTS_MREMAP_PTE },
+	{ "mremap", "calls", "INPLACE", 8, .label = PTS_MREMAP_INPLACE },
+	{ "mremap", "calls", "MEAN-LAT", 9, .pick = CG_MEAN_NS },
+	{ "hugepage_faults", "alloc", NULL, 7, .pick = CG_ORDER_64K },
+	{ "hugepage_faults", "alloc", NULL, 7, .pick = CG_ORDER_PMD },
+	{ "hugepage_faults", "fallback", "F-FALLBK", 8, .pick = CG_SUM },
+	{ "mremap_levels", "pud_moved", "PUD-MV", 7, .if_present = true },
+	{ "mremap_levels", "pmd_moved", "PMD-MV", 7, .if_present = true },
+	{ "mremap_levels", "huge_pmd_moved", "HPMD-MV", 7, .if_present = true },
+};
+#define NR_CG_COLS	(sizeof(cg_cols) / sizeof(cg_cols[0]))
+
+static const struct pts_field *col_field(const struct cg_col *col)
 {
-	struct pts_schema_ctx sc;
-
-	report_schema_ctx(rep, &sc);
-	return schema_field_present(&sc, schema_find("mremap_levels",
-						     level_keys[0]));
+	return schema_find(col->section, col->key);
 }
 
-static void table_head(FILE *out, const struct pts_report *rep, bool levels)
+/* which columns the table has; true if one of them is if_present */
+static bool columns_shown(const struct pts_report *rep, bool shown[NR_CG_COLS])
 {
-	unsigned int small = schema_order_64k(rep->page_size);
-	unsigned int pmd = schema_order_pmd(rep->page_size);
-	char size[16], small_s[20], pmd_s[20];
+	struct pts_schema_ctx sc;
+	bool optional = false;
 	size_t i;
 
-	snprintf(small_s, sizeof(small_s), "F-%s",
-		 fmt_order_size(size, sizeof(size), small, rep->page_size));
-	snprintf(pmd_s, sizeof(pmd_s), "F-%s",
-		 fmt_order_size(size, sizeof(size), pmd, rep->page_size));
-	fprintf(out, "%7s %5s %5s %6s %8s %9s %7s %7s %8s", "MREMAP", "PUD",
-		"PMD", "PTE", "INPLACE", "MEAN-LAT", small_s, pmd_s,
-		"F-FALLBK");
-	for (i = 0; levels && i < NR_LEVEL_COLS; i++)
-		fprintf(out, " %7s", level_heads[i]);
-	fprintf(out, "  CGROUP\n");
+	report_schema_ctx(rep, &sc);
+	for (i = 0; i < NR_CG_COLS; i++) {
+		shown[i] = !cg_cols[i].if_present ||
+			   schema_field_present(&sc, col_field(&cg_cols[i]));
+		optional |= shown[i] && cg_cols[i].if_present;
+	}
+	return optional;
+}
+
+static unsigned int col_label(const struct cg_col *col, uint64_t page_size)
+{
+	switch (col->pick) {
+	case CG_ORDER_64K:
+		return schema_order_64k(page_size);
+	case CG_ORDER_PMD:
+		return schema_order_pmd(page_size);
+	default:
+		return col->label;
+	}
+}
+
+static uint64_t row_sum(const struct pts_field *f, const struct pts_cgroup *c)
+{
+	unsigned int i, n = schema_label_count(f);
+	uint64_t sum = 0;
+
+	for (i = 0; i < n; i++)
+		sum += schema_cgroup_counter(f, c, i);
+	return sum;
+}
+
+static const char *col_head(char *buf, size_t len, const struct cg_col *col,
+			    uint64_t page_size)
+{
+	char size[16];
+
+	if (col->head)
+		return col->head;
+	snprintf(buf, len, "F-%s", fmt_order_size(size, sizeof(size),
+						  col_label(col, page_size),
+						  page_size));
+	return buf;
+}
+
+static const char *col_cell(char *buf, size_t len, const struct cg_col *col,
+			    const struct pts_cgroup *c, uint64_t page_size)
+{
+	const struct pts_field *f = col_field(col);
+	uint64_t v;
+
+	switch (col->pick) {
+	case CG_SUM:
+		v = row_sum(f, c);
+		break;
+	case CG_MEAN_NS:
+		v = row_sum(f, c);
+		return v ? fmt_ns(buf, len, (double)c->mremap_ns / v) : "-";
+	default:
+		v = schema_cgroup_counter(f, c, col_label(col, page_size));
+		break;
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+/* the shown columns' @text, then the cgroup's @name two spaces on */
+static void table_line(FILE *out, const bool shown[NR_CG_COLS],
+		       const char *const text[NR_CG_COLS], const char *name)
+{
+	int width[NR_CG_COLS];
+	size_t i;
+
+	for (i = 0; i < NR_CG_COLS; i++)
+		width[i] = cg_cols[i].width;
+	report_table_cells(out, NR_CG_COLS, shown, width, text);
+	fprintf(out, "  %s\n", name);
+}
+
+static void table_head(FILE *out, const struct pts_report *rep,
+		       const bool shown[NR_CG_COLS])
+{
+	char buf[NR_CG_COLS][CELL_LEN];
+	const char *text[NR_CG_COLS];
+	size_t i;
+
+	for (i = 0; i < NR_CG_COLS; i++)
+		text[i] = col_head(buf[i], sizeof(buf[i]), &cg_cols[i],
+				   rep->page_size);
+	table_line(out, shown, text, "CGROUP");
 }
 
 static void table_row(FILE *out, const struct pts_report *rep,
-		      const struct pts_cgroup_entry *e, bool levels)
+		      const struct pts_cgroup_entry *e,
+		      const bool shown[NR_CG_COLS])
 {
-	const struct pts_cgroup *c = &e->stats;
-	__u64 calls = cgroup_total_mremap(c), fallback = 0;
-	unsigned int small = schema_order_64k(rep->page_size);
-	unsigned int pmd = schema_order_pmd(rep->page_size);
-	char lat[32], id[32], path[FMT_ESCAPED_LEN(CGROUP_PATH_SHOWN)];
+	char buf[NR_CG_COLS][CELL_LEN], id[32];
+	char path[FMT_ESCAPED_LEN(CGROUP_PATH_SHOWN)];
 	char kube[CGROUP_PATH_SHOWN];
+	const char *text[NR_CG_COLS];
 	size_t i;
 
-	for (i = 0; i < PTS_MAX_ORDER; i++)
-		fallback += c->v[PTS_C_FAULT_FALLBACK + i];
-	fprintf(out, "%7llu %5llu %5llu %6llu %8llu %9s %7llu %7llu %8llu",
-		(unsigned long long)calls,
-		(unsigned long long)c->v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PUD],
-		(unsigned long long)c->v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD],
-		(unsigned long long)c->v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PTE],
-		(unsigned long long)c->v[PTS_C_MREMAP_CALLS + PTS_MREMAP_INPLACE],
-		calls ? fmt_ns(lat, sizeof(lat),
-			       (double)c->mremap_ns / calls) : "-",
-		(unsigned long long)c->v[PTS_C_FAULT_ALLOC + small],
-		(unsigned long long)c->v[PTS_C_FAULT_ALLOC + pmd],
-		(unsigned long long)fallback);
-	for (i = 0; levels && i < NR_LEVEL_COLS; i++)
-		fprintf(out, " %7llu", (unsigned long long)schema_cgroup_counter(
-				schema_find("mremap_levels", level_keys[i]), c, 0));
-	fprintf(out, "  %s\n", fmt_escape(path, sizeof(path), e->kube ?
-					  kube_label(kube, sizeof(kube), e->kube) :
-					  cgroup_label(id, sizeof(id), e->path,
-						       e->id)));
+	for (i = 0; i < NR_CG_COLS; i++)
+		text[i] = col_cell(buf[i], sizeof(buf[i]), &cg_cols[i],
+				   &e->stats, rep->page_size);
+	table_line(out, shown, text,
+		   fmt_escape(path, sizeof(path), e->kube ?
+			      kube_label(kube, sizeof(kube), e->kube) :
+			      cgroup_label(id, sizeof(id), e->path, e->id)));
 }
 
 void report_cgroups_text(FILE *out, const struct pts_report *rep,
 			 const struct pts_snapshot *s, int rows, bool active)
 {
-	bool levels = levels_shown(rep);
-	int shown = 0;
+	bool shown[NR_CG_COLS], levels;
+	int drawn = 0;
 	size_t i;
 
 	if (!s->has_cgroups)
 		return;
+	levels = columns_shown(rep, shown);
 	fprintf(out, "\nper cgroup v2: mremap calls per alignment class, "
 		"hugepage faults per size (F-*)%s\n",
 		levels ? ", page-table entries moved (*-MV)" : "");
-	table_head(out, rep, levels);
-	for (i = 0; i < s->nr_cgroups && shown < rows; i++) {
+	table_head(out, rep, shown);
+	for (i = 0; i < s->nr_cgroups && drawn < rows; i++) {
 		/* the removed cgroups' row only once it holds something */
 		if ((active || s->cgroups[i].id == PTS_CGROUP_REMOVED_ID) &&
 		    !cgroup_total_mremap(&s->cgroups[i].stats) &&
 		    !cgroup_total_faults(&s->cgroups[i].stats))
 			continue;
-		table_row(out, rep, &s->cgroups[i], levels);
-		shown++;
+		table_row(out, rep, &s->cgroups[i], shown);
+		drawn++;
 	}
 }

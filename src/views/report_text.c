@@ -15,6 +15,20 @@ int report_wrap(FILE *out, int col, int indent, const char *text)
 	return fmt_wrap(out, col, indent, REPORT_WIDTH, text);
 }
 
+void report_table_cells(FILE *out, int n, const bool shown[],
+			const int width[], const char *const text[])
+{
+	const char *sep = "";
+	int c;
+
+	for (c = 0; c < n; c++) {
+		if (!shown[c])
+			continue;
+		fprintf(out, "%s%*s", sep, width[c], text[c]);
+		sep = " ";
+	}
+}
+
 #define REPORT_MAX_REASONS	(PTS_MAX_METRICS * PTS_MAX_CANDS)
 
 /*

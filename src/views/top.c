@@ -321,15 +321,11 @@ static const char *col_cell(char *buf, size_t len, enum top_col col,
 static void table_line(FILE *out, const bool shown[NR_COLS],
 		       const char *const cells[NR_COLS])
 {
-	const char *sep = "";
-	int c;
+	int width[NR_COLS], c;
 
-	for (c = 0; c < NR_COLS; c++) {
-		if (!shown[c])
-			continue;
-		fprintf(out, "%s%*s", sep, top_cols[c].width, cells[c]);
-		sep = " ";
-	}
+	for (c = 0; c < NR_COLS; c++)
+		width[c] = top_cols[c].width;
+	report_table_cells(out, NR_COLS, shown, width, cells);
 	fputc('\n', out);
 }
 

@@ -4,8 +4,9 @@
  * mounted (mountinfo), --cgroup PATH to a directory and its id, ids back
  * to paths, on a fake tree in a temporary directory (its own file system
  * type stands in for cgroup2's, inode numbers for cgroup ids); the
- * busiest cgroups and the sum of the others; and that the rows count what
- * the output schema says they hold.
+ * busiest cgroups and the sum of the others; that the rows count what
+ * the output schema says they hold; and the per-cgroup table of top and
+ * stat, rendered from fixed rows.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +26,8 @@
 #include "data/cgroup_carry.h"
 #include "data/cgroup_rank.h"
 #include "data/schema.h"
+#include "views/report.h"
+#include "fake_engine.h"
 
 static char tree[64];		/* the fake cgroup v2 mount */
 static char err[2 * PATH_MAX + 200];
@@ -503,6 +506,157 @@ static void test_rows_match_schema(void **state)
 							 "calls")));
 }
 
+/* the per-cgroup table of @snap as top (@active) or stat draws it */
+static char *cgroup_table(const struct pts_report *rep,
+			  const struct pts_snapshot *snap, int rows,
+			  bool active)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	report_cgroups_text(out, rep, snap, rows, active);
+	assert_int_equal(fclose(out), 0);
+	return text;
+}
+
+static void assert_table(const struct pts_report *rep,
+			 const struct pts_snapshot *snap, int rows,
+			 bool active, const char *want)
+{
+	char *got = cgroup_table(rep, snap, rows, active);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* a row with its mremap calls per class, in the order of the classes */
+static void set_calls(struct pts_cgroup_entry *e, __u64 pud, __u64 pmd,
+		      __u64 pte, __u64 in_place, __u64 failed, __u64 ns)
+{
+	__u64 *calls = &e->stats.v[PTS_C_MREMAP_CALLS];
+
+	calls[PTS_MREMAP_PUD] = pud;
+	calls[PTS_MREMAP_PMD] = pmd;
+	calls[PTS_MREMAP_PTE] = pte;
+	calls[PTS_MREMAP_INPLACE] = in_place;
+	calls[PTS_MREMAP_FAILED] = failed;
+	e->stats.mremap_ns = ns;
+}
+
+/* test_table_levels: the heading and the three busiest rows */
+#define LEVELS_BUSIEST \
+	"\nper cgroup v2: mremap calls per alignment class, hugepage " \
+	"faults per size (F-*), page-table entries moved (*-MV)\n" \
+	" MREMAP   PUD   PMD    PTE  INPLACE  MEAN-LAT   F-64K    F-2M " \
+	"F-FALLBK  PUD-MV  PMD-MV HPMD-MV  CGROUP\n" \
+	"2000000     0 2000000      0        0   1.50 ms       0       " \
+	"0        0       0       0       0  /odd\\x09name\n" \
+	"     51     1     3     40        5    2.3 us      16       3 " \
+	"       3       1       6       3  /system.slice/db.service\n" \
+	"      0     0     0      0        0         -       0       7 " \
+	"       1       0       0       0  shop/cart-7d9f/app\n"
+
+/*
+ * 4 KiB pages with the levels traced: stat's table (every row but an
+ * empty removed one), then top's (active rows only, at most 3), sorted
+ * by activity; paths escaped, pods by their names, unknown paths by id.
+ */
+static void test_table_levels(void **state)
+{
+	static struct pts_kube_id pod = {
+		.names = { .ns = "shop", .pod = "cart-7d9f",
+			   .container = "app" },
+		.named = true,
+	};
+	struct pts_cgroup_entry rows[6];
+	struct pts_snapshot snap = { .cgroups = rows, .nr_cgroups = 6,
+				     .has_cgroups = true };
+	struct pts_engine eng;
+	struct pts_report rep = { .eng = &eng, .page_size = 4096 };
+	__u64 *v;
+
+	(void)state;
+	engine_init(&eng, PTS_MODE_AUTO, false);
+	fake_attach(&eng, "mremap.calls", 0, false);
+	fake_attach(&eng, "mremap.levels", PTS_CFG_LEVEL_TPS, false);
+	fake_attach(&eng, "thp.fault_alloc", PTS_CFG_FAULT_FUNCS, true);
+	memset(rows, 0, sizeof(rows));
+	rows[0].id = PTS_CGROUP_REMOVED_ID;
+	set_calls(&rows[0], 0, 0, 2, 0, 0, 9000);
+	rows[1].id = 11;
+	rows[1].path = "/system.slice/db.service";
+	set_calls(&rows[1], 1, 3, 40, 5, 2, 51 * 2345);
+	v = rows[1].stats.v;
+	v[PTS_C_FAULT_ALLOC + 4] = 16;
+	v[PTS_C_FAULT_ALLOC + 9] = 3;
+	v[PTS_C_FAULT_FALLBACK + 4] = 1;
+	v[PTS_C_FAULT_FALLBACK + 9] = 2;
+	v[PTS_C_LV_PUD_MOVED] = 1;
+	v[PTS_C_LV_PMD_MOVED] = 6;
+	v[PTS_C_LV_HPMD_MOVED] = 3;
+	v[PTS_C_LV_PUD_FALLBACK] = 4;	/* no column */
+	rows[2].id = 4242;
+	rows[2].path = "/kubepods.slice/x";
+	rows[2].kube = &pod;
+	rows[2].stats.v[PTS_C_FAULT_ALLOC + 9] = 7;
+	rows[2].stats.v[PTS_C_FAULT_FALLBACK + 3] = 1;
+	rows[3].id = 99;
+	set_calls(&rows[3], 0, 0, 1, 0, 0, 800);
+	rows[4].id = 12;
+	rows[4].path = "/idle.slice";
+	rows[5].id = 13;
+	rows[5].path = "/odd\tname";
+	set_calls(&rows[5], 0, 2000000, 0, 0, 0, 2000000ULL * 1500000);
+	report_sort_cgroups(&snap, PTS_SORT_ACTIVITY);
+	assert_table(&rep, &snap, 6, false, LEVELS_BUSIEST
+		"      2     0     0      2        0    4.5 us       0       0 "
+		"       0       0       0       0  removed\n"
+		"      1     0     0      1        0    800 ns       0       0 "
+		"       0       0       0       0  id:99\n"
+		"      0     0     0      0        0         -       0       0 "
+		"       0       0       0       0  /idle.slice\n");
+	assert_table(&rep, &snap, 3, true, LEVELS_BUSIEST);
+}
+
+/*
+ * 16 KiB pages on the tracepoints (no levels): the fault columns name
+ * 64K (order 2) and 32M (order 11); an empty removed row is left out
+ * even from stat's table; no rows kept, no table.
+ */
+static void test_table_16k(void **state)
+{
+	struct pts_cgroup_entry rows[2];
+	struct pts_snapshot snap = { .cgroups = rows, .nr_cgroups = 2,
+				     .has_cgroups = true };
+	struct pts_engine eng;
+	struct pts_report rep = { .eng = &eng, .page_size = 16384 };
+
+	(void)state;
+	engine_init(&eng, PTS_MODE_AUTO, false);
+	fake_attach(&eng, "mremap.calls", 0, false);
+	fake_attach(&eng, "thp.fault_alloc", PTS_CFG_FAULT_FUNCS, false);
+	memset(rows, 0, sizeof(rows));
+	rows[0].id = PTS_CGROUP_REMOVED_ID;
+	rows[1].id = 20;
+	rows[1].path = "/user.slice";
+	set_calls(&rows[1], 0, 1, 0, 0, 0, 64000);
+	rows[1].stats.v[PTS_C_FAULT_ALLOC + 2] = 12;
+	rows[1].stats.v[PTS_C_FAULT_ALLOC + 11] = 1;
+	rows[1].stats.v[PTS_C_FAULT_ALLOC + 4] = 5;	/* no column */
+	rows[1].stats.v[PTS_C_FAULT_FALLBACK + 11] = 3;
+	assert_table(&rep, &snap, 20, false,
+		"\nper cgroup v2: mremap calls per alignment class, hugepage "
+		"faults per size (F-*)\n"
+		" MREMAP   PUD   PMD    PTE  INPLACE  MEAN-LAT   F-64K   F-32M "
+		"F-FALLBK  CGROUP\n"
+		"      1     0     1      0        0   64.0 us      12       1 "
+		"       3  /user.slice\n");
+	snap.has_cgroups = false;
+	assert_table(&rep, &snap, 20, false, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +673,8 @@ int main(void)
 		cmocka_unit_test(test_removed_delta),
 		cmocka_unit_test(test_carry),
 		cmocka_unit_test(test_rows_match_schema),
+		cmocka_unit_test(test_table_levels),
+		cmocka_unit_test(test_table_16k),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for src/data/mapscan.c, smaps.c, kpageflags.c and
- * procfind.c on synthetic files: an smaps text, a sparse pagemap file
- * (one 64-bit entry per virtual page) and a sparse kpageflags file (one
- * per frame), laid out as Documentation/admin-guide/mm/pagemap.rst says.
+ * Unit tests for src/maps/mapscan.c, smaps.c, kpageflags.c and
+ * src/data/procfind.c on synthetic files: an smaps text, a sparse pagemap
+ * file (one 64-bit entry per virtual page) and a sparse kpageflags file
+ * (one per frame), laid out as Documentation/admin-guide/mm/pagemap.rst
+ * says.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,10 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/kernel-page-flags.h>
-#include "data/kpageflags.h"
-#include "data/mapscan.h"
 #include "data/procfind.h"
-#include "data/smaps.h"
+#include "maps/kpageflags.h"
+#include "maps/mapscan.h"
+#include "maps/smaps.h"
 
 #define KIB		1024ULL
 #define MIB		(1024 * KIB)

@@ -10,7 +10,7 @@
 #include <sys/ioctl.h>
 #include <linux/fs.h>
 #include <linux/types.h>
-#include "data/pagemap_scan.h"
+#include "maps/pagemap_scan.h"
 
 #ifndef PAGEMAP_SCAN
 /*

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/kernel-page-flags.h>
-#include "data/kpageflags.h"
+#include "maps/kpageflags.h"
 
 #define HEAD	KPF_BIT(KPF_COMPOUND_HEAD)
 #define TAIL	KPF_BIT(KPF_COMPOUND_TAIL)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "data/grow.h"
-#include "data/smaps.h"
+#include "maps/smaps.h"
 
 /* "7f0c00000000-7f0c04000000 rw-p ...": 1 and the range, else 0 */
 static int parse_header(const char *line, uint64_t *start, uint64_t *end)

@@ -31,11 +31,11 @@
 #include <unistd.h>
 #include <linux/kernel-page-flags.h>
 #include "data/grow.h"
-#include "data/kpageflags.h"
-#include "data/mapscan.h"
-#include "data/pagemap_scan.h"
 #include "data/schema.h"
-#include "data/smaps.h"
+#include "maps/kpageflags.h"
+#include "maps/mapscan.h"
+#include "maps/pagemap_scan.h"
+#include "maps/smaps.h"
 
 /*
  * pagemap entries, Documentation/admin-guide/mm/pagemap.rst: bits 0-54
