@@ -67,11 +67,11 @@ DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 # (deploy/image/build.sh).  Only this architecture's binary is built.
 IMAGE_OUT := $(OUT)/image
 VERSION := $(shell sed -n 's/^\#define PTSCOPE_VERSION "\(.*\)"/\1/p' src/main.c)
-# the qemu kernel matrix (kernels come from tests/vm/fetch-kernel.sh);
-# VM_KERNELS: the kernels of tests/vm/kernels.tsv unless given
+# the qemu kernel matrix (kernels come from tests/vm/infra/fetch-kernel.sh);
+# VM_KERNELS: the kernels of tests/vm/infra/kernels.tsv unless given
 DEPS_VM_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio zstd lz4 \
 	binutils
-VM_KERNELS ?= $(shell tests/vm/kernels.sh '*' label)
+VM_KERNELS ?= $(shell tests/vm/infra/kernels.sh '*' label)
 # kernel/build: Debian's linux-source-7.3 (kernel/fetch-source.sh, from
 # trixie-backports, pinned) and what building it needs, for amd64 and
 # cross-compiled for arm64 (dwarves is an Architecture: all package)
@@ -136,7 +136,7 @@ $(BENCH): $(BENCH_OBJS)
 	$(CC) $^ -o $@
 
 # the seeded mremap case generator of the differential level test
-$(CASES): bench/mremap-cases.c
+$(CASES): tests/vm/cases/mremap-cases.c
 	@mkdir -p $(OUT)
 	$(CC) -O2 -Wall -Wextra $(DEPFLAGS) -o $@ $<
 

@@ -35,7 +35,7 @@ declare -A kdir
 for v in stock patched; do
 	kdir[$v]=$("$top/kernel/build" "$v" | tail -n 1) || die "kernel/build $v failed"
 done
-"$vm/mkinitramfs.sh" "$work/initrd.cpio.gz" amd64 "$vm/scenarios/offcost.sh" \
+"$vm/infra/mkinitramfs.sh" "$work/initrd.cpio.gz" amd64 "$vm/scenarios/offcost.sh" \
 	"$bin/ptscope-bench" "$vm/scenarios/lib.sh:/lib/ptscope-scenarios.sh" \
 	>"$work/mkinitramfs.log" 2>&1 || die "initramfs: $(tail -n 1 "$work/mkinitramfs.log")"
 
@@ -43,7 +43,7 @@ done
 boot() {
 	PTSCOPE_VM_KERNEL_DIR=${kdir[$1]} PTSCOPE_VM_LOG="$work/$1.$2.console" \
 	PTSCOPE_VM_ACCEL_FILE="$work/accel" PTSCOPE_VM_APPEND="ptscope.reps=$reps" \
-		"$vm/boot.sh" 7.3 amd64 "$work/initrd.cpio.gz" "${VM_TIMEOUT:-1800}" \
+		"$vm/infra/boot.sh" 7.3 amd64 "$work/initrd.cpio.gz" "${VM_TIMEOUT:-1800}" \
 		>"$work/out" 2>"$work/err" || {
 		tail -n 20 "$work/err" "$work/$1.$2.console" >&2
 		die "$1 (round $2): VM failed"

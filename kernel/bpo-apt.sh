@@ -3,7 +3,7 @@
 # machine's apt sources.  Its own sources list, package lists and archives
 # live under $CACHE_ROOT/apt-bpo; both architectures are known to it alone.
 # Used by kernel/fetch-source.sh (linux-source-7.3) and
-# tests/vm/fetch-kernel.sh (the 7.3 kernel images).
+# tests/vm/infra/fetch-kernel.sh (the 7.3 kernel images).
 
 # bpo_apt ARGS...: apt-get with the private configuration
 bpo_apt() {

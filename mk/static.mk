@@ -6,7 +6,7 @@
 # Debian's libmicrohttpd.a needs GnuTLS and so p11-kit, which Debian ships
 # no static library of: a TLS-less one is built from Debian's source.
 MHD_STATIC := $(OUT)/static/$(ARCH)/microhttpd
-# r-mathlib of the target architecture, unpacked (tests/vm/extract-rmath.sh)
+# r-mathlib of the target architecture, unpacked (tests/vm/infra/extract-rmath.sh)
 RMATH_STATIC := $(OUT)/static/$(ARCH)/rmath
 STATIC_LIBS := -L$(MHD_STATIC)/lib -L$(RMATH_STATIC)/usr/lib \
 	-l:libmicrohttpd.a -l:libbpf.a -l:libelf.a -l:libz.a -l:libzstd.a \
@@ -18,11 +18,11 @@ static: need-deps-static
 		$(OUT)/static/arm64/ptscope-bench $(OUT)/static/arm64/ptscope-cases \
 		$(OUT)/static/arm64/ptscope-floor
 
-$(MHD_STATIC)/lib/libmicrohttpd.a: tests/vm/build-microhttpd.sh
-	./tests/vm/build-microhttpd.sh $(ARCH) $(MHD_STATIC)
+$(MHD_STATIC)/lib/libmicrohttpd.a: tests/vm/infra/build-microhttpd.sh
+	./tests/vm/infra/build-microhttpd.sh $(ARCH) $(MHD_STATIC)
 
-$(RMATH_STATIC)/usr/lib/libRmath.a: tests/vm/extract-rmath.sh
-	./tests/vm/extract-rmath.sh $(ARCH) $(RMATH_STATIC)
+$(RMATH_STATIC)/usr/lib/libRmath.a: tests/vm/infra/extract-rmath.sh
+	./tests/vm/infra/extract-rmath.sh $(ARCH) $(RMATH_STATIC)
 
 $(OUT)/static/$(ARCH)/ptscope: $(LIB_OBJS) $(OUT)/$(ARCH)/main.o \
 		$(MHD_STATIC)/lib/libmicrohttpd.a $(RMATH_STATIC)/usr/lib/libRmath.a
@@ -37,7 +37,7 @@ $(OUT)/static/$(ARCH)/ptscope-floor: bench/ptscope-floor.c $(BPF_OUT)/floor.skel
 	@mkdir -p $(dir $@)
 	$(CC) -static $(CFLAGS) $(DEPFLAGS) $< -o $@ $(FLOOR_STATIC_LIBS)
 
-$(OUT)/static/$(ARCH)/ptscope-cases: bench/mremap-cases.c
+$(OUT)/static/$(ARCH)/ptscope-cases: tests/vm/cases/mremap-cases.c
 	@mkdir -p $(dir $@)
 	$(CC) -static -O2 -Wall -Wextra $(DEPFLAGS) -o $@ $<
 

@@ -69,7 +69,7 @@ harness-check:
 # Prometheus rules pass promtool and their unit tests, and name only
 # families of "ptscope schema"; the Kubernetes manifests pass their
 # schemas (the validator comes with deps-image); docs/kernels.md lists the
-# kernels of tests/vm/kernels.tsv
+# kernels of tests/vm/infra/kernels.tsv
 TREE_TESTS := tests/tree/test_layers.sh tests/tree/test_rules.sh tests/tree/test_docs.sh \
 	tests/tree/test_manifests.sh tests/tree/test_kernels.sh
 tree-check: need-deps-image $(PTSCOPE)

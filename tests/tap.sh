@@ -45,7 +45,7 @@ renumber() {
 	done <"$1"
 }
 
-# run_checker NAME CMD...: run a checker (tests/vm/check_*.py), pass its
+# run_checker NAME CMD...: run a checker (tests/vm/checkers/check_*.py), pass its
 # TAP lines on, and fail unless it exited 0 after making exactly the
 # checks its plan line ("1..N") announced: a checker that crashes, or
 # stops early, can never leave the run green.  Its files go in $work.

@@ -13,7 +13,7 @@
 #          (possibly gzip-compressed) Image without ELF headers; the BTF blob
 #          is located by extract-btf.py scanning for the BTF header.
 #
-# Kernels are downloaded and cached by tests/vm/fetch-kernel.sh
+# Kernels are downloaded and cached by tests/vm/infra/fetch-kernel.sh
 # (see PTSCOPE_CACHE there).  Requires bpftool, objcopy, python3, and the
 # decompressor Debian uses for the x86 payload (zstd).
 set -euo pipefail
@@ -23,7 +23,7 @@ log() { echo "gen-vmlinux.sh: $*" >&2; }
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
-FETCH=$TOP/tests/vm/fetch-kernel.sh
+FETCH=$TOP/tests/vm/infra/fetch-kernel.sh
 EXTRACT_BTF=$HERE/extract-btf.py
 KVERSION=6.12
 

@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# docs/kernels.md lists the kernels of tests/vm/kernels.tsv, the table the
+# docs/kernels.md lists the kernels of tests/vm/infra/kernels.tsv, the table the
 # VM tests boot from: each kernel with the table's version, arch and page
 # size, and no kernel the table does not have.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/tap.sh
-. tests/vm/kernels.sh
+. tests/vm/infra/kernels.sh
 doc=docs/kernels.md
 
 # the doc's kernel list: "LABEL VERSION ARCH PAGE" a line, from the rows
@@ -23,7 +23,7 @@ doc_kernels() {
 
 listed=$(doc_kernels)
 if ! labels=$(kernel_field '*' label); then
-	not_ok "tests/vm/kernels.tsv lists no kernel"
+	not_ok "tests/vm/infra/kernels.tsv lists no kernel"
 fi
 for k in $labels; do
 	want="$k $(kernel_field "$k" version) $(kernel_field "$k" arch) $(kernel_field "$k" page_kb) KiB"

@@ -4,7 +4,7 @@
 # its ratio tables.  Under TCG only the ratios mean something.
 #
 #   tests/vm/bench_overhead.sh KERNEL [ROUNDS] [--tiny]
-#   KERNEL: a kernel of tests/vm/kernels.tsv, e.g. 6.12-amd64
+#   KERNEL: a kernel of tests/vm/infra/kernels.tsv, e.g. 6.12-amd64
 #   TRACERS, WORKLOADS (environment): bench/overhead.sh's lists, to run
 #   fewer of them in the guest
 set -u
@@ -14,7 +14,7 @@ kernel=${1:?usage: $0 KERNEL [ROUNDS] [--tiny]}
 rounds=${2:-3}
 tiny=0
 [ "${3:-}" = --tiny ] && tiny=1
-. "$here/kernels.sh"
+. "$here/infra/kernels.sh"
 if ! version=$(kernel_field "$kernel" version); then
 	echo "$0: KERNEL is one of: $(kernel_field '*' label | tr '\n' ' ')" >&2
 	exit 2
@@ -30,7 +30,7 @@ lists=
 [ -n "${WORKLOADS:-}" ] && lists="$lists ptscope.workloads=$(echo "$WORKLOADS" | tr ' ' ,)"
 work=$(mktemp -d /tmp/ptscope-overhead-vm.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-if ! "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$guest_arch" \
+if ! "$here/infra/mkinitramfs.sh" "$work/initrd.cpio.gz" "$guest_arch" \
 	"$here/scenarios/overhead.sh" "$bin/ptscope" "$bin/ptscope-bench" \
 	"$bin/ptscope-floor" "$top/bench/overhead.sh:/lib/overhead.sh" \
 	"$top/bench/overhead.bt:/lib/overhead.bt" \
@@ -40,7 +40,7 @@ if ! "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$guest_arch" \
 fi
 PTSCOPE_VM_LOG="$work/console" \
 PTSCOPE_VM_APPEND="ptscope.rounds=$rounds ptscope.tiny=$tiny $lists" \
-	"$here/boot.sh" "$version" "$arch" "$work/initrd.cpio.gz" \
+	"$here/infra/boot.sh" "$version" "$arch" "$work/initrd.cpio.gz" \
 	"${VM_TIMEOUT:-3000}" >"$work/out" 2>"$work/err"
 rc=$?
 if [ $rc -ne 0 ]; then

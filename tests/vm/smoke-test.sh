@@ -3,7 +3,7 @@
 # built for the guest, and check what it printed.
 #
 #   tests/vm/smoke-test.sh [VERSION-ARCH...]
-#     default: every kernel of tests/vm/kernels.tsv
+#     default: every kernel of tests/vm/infra/kernels.tsv
 #
 # Environment: PTSCOPE_VM_TIMEOUT (default 300), PTSCOPE_KEEP=1 keeps the work
 # directory (it is always kept on failure); CC_amd64 / CC_arm64 override the
@@ -15,14 +15,14 @@ set -euo pipefail
 prog=${0##*/}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 die() { echo "$prog: error: $*" >&2; exit 1; }
-# shellcheck source=kernels.sh
-. "$here/kernels.sh"
+# shellcheck source=infra/kernels.sh
+. "$here/infra/kernels.sh"
 
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(kernel_field '*' label)
 for t in "${targets[@]}"; do
 	kernel_field "$t" label >/dev/null ||
-		{ echo "usage: $prog [VERSION-ARCH...]  (of tests/vm/kernels.tsv, e.g. 6.1-amd64 6.12-arm64)" >&2; exit 2; }
+		{ echo "usage: $prog [VERSION-ARCH...]  (of tests/vm/infra/kernels.tsv, e.g. 6.1-amd64 6.12-arm64)" >&2; exit 2; }
 done
 timeout_s=${PTSCOPE_VM_TIMEOUT:-300}
 
@@ -46,9 +46,9 @@ build_arch() { # ARCH: static hello + initramfs, once per arch
 	arm64) cc=${CC_arm64:-aarch64-linux-gnu-gcc} ;;
 	esac
 	command -v "$cc" >/dev/null || die "$cc not found (apt-get install gcc / gcc-aarch64-linux-gnu)"
-	"$cc" -static -O2 -Wall -o "$work/hello-static.$arch" "$here/hello.c" ||
+	"$cc" -static -O2 -Wall -o "$work/hello-static.$arch" "$here/infra/hello.c" ||
 		die "building hello.c with $cc -static failed (needs libc6-dev / libc6-dev-arm64-cross)"
-	"$here/mkinitramfs.sh" "$work/smoke-$arch.cpio.gz" "$arch" "$here/scenarios/smoke.sh" \
+	"$here/infra/mkinitramfs.sh" "$work/smoke-$arch.cpio.gz" "$arch" "$here/scenarios/smoke.sh" \
 		"$work/hello-static.$arch:/bin/hello-static"
 	built[$arch]=1
 }
@@ -70,7 +70,7 @@ for t in "${targets[@]}"; do
 	start=$EPOCHREALTIME
 	rc=0
 	PTSCOPE_VM_LOG=$work/$t.console.log PTSCOPE_VM_APPEND="${PTSCOPE_VM_APPEND:+$PTSCOPE_VM_APPEND }ptscope.smoke=1" \
-		"$here/boot.sh" "$version" "$arch" "$work/smoke-$guest.cpio.gz" "$timeout_s" >"$out" 2>"$err" || rc=$?
+		"$here/infra/boot.sh" "$version" "$arch" "$work/smoke-$guest.cpio.gz" "$timeout_s" >"$out" 2>"$err" || rc=$?
 	wall=$(echo "$EPOCHREALTIME $start" | awk '{ printf "%.1f", $1 - $2 }')
 	cat "$err" >&2
 	sed 's/^/    /' "$out" >&2

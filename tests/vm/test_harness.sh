@@ -2,7 +2,7 @@
 # The VM harness itself, without a VM: a checker that crashes, stops short
 # of its plan or meets a broken recording, and a guest console with an
 # oops, must each turn the run red (tests/tap.sh run_checker,
-# tests/vm/lib.sh check_console, tests/vm/taplib.py).  A good checker must stay green, so
+# tests/vm/lib.sh check_console, tests/vm/checkers/taplib.py).  A good checker must stay green, so
 # the harness is not simply failing everything.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,7 +60,7 @@ write_console() {	# write_console FILE STAT-BLOCK-TEXT
 }
 
 matrix_checker() {	# matrix_checker CONSOLE
-	run_checker "6.12-amd64" python3 "$here/check_matrix.py" 6.12-amd64 "$1" 100
+	run_checker "6.12-amd64" python3 "$here/checkers/check_matrix.py" 6.12-amd64 "$1" 100
 }
 
 fake_checker() {	# fake_checker PYTHON-SOURCE

@@ -1,15 +1,15 @@
 #!/bin/bash
 # The qemu kernel matrix: boot each Debian cloud kernel with static ptscope
 # and the bench, run tests/vm/scenarios/mremap-matrix.sh inside, and check
-# every report against the workload geometry (tests/vm/check_matrix.py).
-# VM_KERNELS picks a subset of the kernels of tests/vm/kernels.tsv (all by
+# every report against the workload geometry (tests/vm/checkers/check_matrix.py).
+# VM_KERNELS picks a subset of the kernels of tests/vm/infra/kernels.tsv (all by
 # default), e.g. VM_KERNELS="6.12-amd64"; VM_JOBS guests boot at a time
 # (default 2).  A kernel that does not boot or attach is a failure, never
 # a skip.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-. "$here/kernels.sh"
+. "$here/infra/kernels.sh"
 kernels=${VM_KERNELS:-$(kernel_field '*' label)}
 work=$(mktemp -d /tmp/ptscope-vm.XXXXXX)
 # PTSCOPE_KEEP=1 keeps the consoles and reports for a look afterwards
@@ -19,7 +19,7 @@ else
 	trap 'rm -rf "$work"' EXIT
 fi
 . "$here/lib.sh"
-# the seeded mremap cases (bench/mremap-cases.c) of the differential level
+# the seeded mremap cases (tests/vm/cases/mremap-cases.c) of the differential level
 # test: a new seed each run, printed so that a failure reproduces with
 # LEVELS_SEED=...
 seed=${LEVELS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
@@ -44,7 +44,7 @@ boot_one() {
 	start=$(date +%s)
 	PTSCOPE_VM_LOG="$work/$k.console" \
 	PTSCOPE_VM_APPEND="ptscope.seed=$seed ptscope.cases=$cases" \
-		"$here/boot.sh" "$version" "$arch" "$initrd" \
+		"$here/infra/boot.sh" "$version" "$arch" "$initrd" \
 		"${VM_TIMEOUT:-1500}" >"$work/$k.out" 2>"$work/$k.err"
 	echo $? >"$work/$k.rc"
 	echo $(( $(date +%s) - start )) >"$work/$k.seconds"
@@ -54,7 +54,7 @@ boot_one() {
 booted=
 for k in $kernels; do
 	if ! guest_arch=$(kernel_field "$k" deb_arch); then
-		not_ok "$k: not a kernel of tests/vm/kernels.tsv"
+		not_ok "$k: not a kernel of tests/vm/infra/kernels.tsv"
 		continue
 	fi
 	bin=$(static_dir "$guest_arch")
@@ -64,7 +64,7 @@ for k in $kernels; do
 		continue
 	fi
 	if [ ! -f "$initrd" ] &&
-	   ! "$here/mkinitramfs.sh" "$initrd" "$guest_arch" "$here/scenarios/mremap-matrix.sh" \
+	   ! "$here/infra/mkinitramfs.sh" "$initrd" "$guest_arch" "$here/scenarios/mremap-matrix.sh" \
 		"$bin/ptscope" "$bin/ptscope-bench" "$bin/ptscope-cases" \
 		"$bin/ptscope-floor" "$top/bench/overhead.sh:/lib/overhead.sh" \
 		"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" \
@@ -101,8 +101,8 @@ for k in $booted; do
 		continue
 	fi
 	# continue the TAP numbering across kernels
-	run_checker "$k" python3 "$here/check_matrix.py" "$k" "$work/$k.out" "$cases"
-	run_checker "$k maps" python3 "$here/check_maps.py" "$k" "$work/$k.out"
-	run_checker "$k cgroup" python3 "$here/check_cgroup.py" "$k" "$work/$k.out"
+	run_checker "$k" python3 "$here/checkers/check_matrix.py" "$k" "$work/$k.out" "$cases"
+	run_checker "$k maps" python3 "$here/checkers/check_maps.py" "$k" "$work/$k.out"
+	run_checker "$k cgroup" python3 "$here/checkers/check_cgroup.py" "$k" "$work/$k.out"
 done
 tap_finish

@@ -4,7 +4,7 @@
 # lab kernel (regression: the folio lookup per present PTE of 6.17-rc1
 # again) with kernel/build, boot each under qemu with static ptscope, and
 # check the reports against the workload geometry and the kernel's counters
-# (tests/vm/check_patched.py).  Then ptscope diff of the regression and
+# (tests/vm/checkers/check_patched.py).  Then ptscope diff of the regression and
 # patched recordings (3 runs each) must call it a change and name the folio
 # lookups, exactly.  PATCHED_ARCH=arm64 runs the same on arm64 (not in
 # make check: see kernel/README.md).
@@ -23,7 +23,7 @@ esac
 work=$(mktemp -d /tmp/ptscope-patched.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 . "$here/lib.sh"
-# the differential level test on the patched kernel (bench/mremap-cases.c):
+# the differential level test on the patched kernel (tests/vm/cases/mremap-cases.c):
 # a new seed each run, printed; LEVELS_SEED=... reproduces a failure
 seed=${LEVELS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 cases=${LEVELS_CASES:-300}
@@ -44,7 +44,7 @@ boot_variant() {
 	PTSCOPE_VM_KERNEL_DIR=$kdir PTSCOPE_VM_LOG="$work/$v.console" \
 	PTSCOPE_VM_ACCEL_FILE="$work/$v.accel" \
 	PTSCOPE_VM_APPEND="ptscope.seed=$seed ptscope.cases=$cases" \
-		"$here/boot.sh" 7.3 "$arch" "$work/initrd.cpio.gz" "${VM_TIMEOUT:-1500}" \
+		"$here/infra/boot.sh" 7.3 "$arch" "$work/initrd.cpio.gz" "${VM_TIMEOUT:-1500}" \
 		>"$work/$v.out" 2>"$work/$v.err"
 	rc=$?
 	echo "# $v: $(( $(date +%s) - start )) s in the VM (boot.sh rc $rc)"
@@ -54,7 +54,7 @@ boot_variant() {
 		tail -n 20 "$work/$v.console" 2>/dev/null | sed 's/^/#   /'
 		return
 	fi
-	run_checker "$v" python3 "$here/check_patched.py" "$v" "$work/$v.out" "$work" "$cases"
+	run_checker "$v" python3 "$here/checkers/check_patched.py" "$v" "$work/$v.out" "$work" "$cases"
 }
 
 # lab_times ACCEL_REGRESSION ACCEL_PATCHED NS_REGRESSION NS_PATCHED: the
@@ -114,7 +114,7 @@ check_diff() {
 
 if [ ! -x "$bin/ptscope" ] || [ ! -x "$top/build/ptscope" ]; then
 	not_ok "no ptscope binaries in $bin and $top/build (make all static)"
-elif ! "$here/mkinitramfs.sh" "$work/initrd.cpio.gz" "$arch" "$here/scenarios/patched.sh" \
+elif ! "$here/infra/mkinitramfs.sh" "$work/initrd.cpio.gz" "$arch" "$here/scenarios/patched.sh" \
 	"$bin/ptscope" "$bin/ptscope-bench" "$bin/ptscope-cases" \
 	"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" >"$work/mkinitramfs.log" 2>&1; then
 	not_ok "initramfs: $(tail -n 1 "$work/mkinitramfs.log")"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Guest side of the cgroup v2 checks (tests/vm/check_cgroup.py), sourced
+# Guest side of the cgroup v2 checks (tests/vm/checkers/check_cgroup.py), sourced
 # after lib.sh (busybox sh): two cgroups under one parent, a workload in
 # each, seen by "ptscope stat --json" three ways: all of it, --cgroup on
 # one cgroup, --cgroup on the parent.  The caller sets $mode (and $extra).

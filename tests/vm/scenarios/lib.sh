@@ -157,7 +157,7 @@ cmdline_value() {
 
 # levels_cases MODE: the seeded mremap cases (ptscope-cases) under one
 # ptscope snoop of MODE; the host compares the per-call level breakdowns
-# across modes and with the geometry (tests/vm/check_levels.py).  The seed
+# across modes and with the geometry (tests/vm/checkers/check_levels.py).  The seed
 # and the number of cases come from the kernel command line.
 levels_cases() {
 	seed=$(cmdline_value seed 1)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Guest side of ptscope maps (busybox sh, sourced after lib.sh): regions of
 # known backing held by "ptscope-bench hold", sized in PMDs of the running
-# kernel's page size, each printed for tests/vm/check_maps.py as
+# kernel's page size, each printed for tests/vm/checkers/check_maps.py as
 #   @@BEGIN hold scenario=NAME       the holder's line (its own smaps)
 #   @@BEGIN kcounters scenario=NAME  /proc/vmstat thp_* and the 64 KiB mTHP
 #                                    stats, "before KEY N" and "after KEY N"

@@ -9,7 +9,7 @@ mremap of class pmd and, where the levels are traced, 8 PMD entries (2 MiB
 each) moved; the PMD size follows from the report's page size (32 MiB with
 16 KiB pages, where 16 MiB moves only PTEs: class pte, no PMD entry).  The ids must be the inode numbers of the cgroup
 directories (the guest lists them), which is what bpf_get_current_cgroup_id()
-returns.  Modes default to those tests/vm/check_matrix.py expects of the
+returns.  Modes default to those tests/vm/checkers/check_matrix.py expects of the
 kernel.
 """
 import sys

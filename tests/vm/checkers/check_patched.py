@@ -29,7 +29,7 @@ import check_matrix as cm
 from taplib import kernel_row, plan, run, tap, unit
 from taplib import stat_report as stat
 
-TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
 sys.path.insert(0, os.path.join(TOP, "tests"))
 import check_dashboard  # noqa: E402
 

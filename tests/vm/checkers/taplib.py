@@ -92,11 +92,11 @@ def stat_report(blocks, mode, name):
 
 
 def kernel_row(label):
-    """kernel LABEL's row of tests/vm/kernels.tsv, its columns as fields:
+    """kernel LABEL's row of tests/vm/infra/kernels.tsv, its columns as fields:
     "yes" and "no" as booleans, every other value a string (KeyError for
     a kernel not in the table)"""
     rows, header = {}, None
-    with open(os.path.join(os.path.dirname(__file__), "kernels.tsv")) as f:
+    with open(os.path.join(os.path.dirname(__file__), "..", "infra", "kernels.tsv")) as f:
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue

@@ -2,9 +2,9 @@
 # Boot a Debian cloud kernel under qemu with an initramfs built by
 # mkinitramfs.sh and report what its scenario printed.
 #
-#   tests/vm/boot.sh VERSION ARCH INITRAMFS [TIMEOUT_S]
+#   tests/vm/infra/boot.sh VERSION ARCH INITRAMFS [TIMEOUT_S]
 #
-# VERSION ARCH: a kernel of tests/vm/kernels.tsv (its version and arch
+# VERSION ARCH: a kernel of tests/vm/infra/kernels.tsv (its version and arch
 # columns, e.g. 6.12 amd64, 7.3 arm64-16k)    TIMEOUT_S: default 300
 #
 # stdout: the scenario's output (console text between the PTSCOPE-VM-BEGIN
@@ -14,7 +14,7 @@
 #         marker (timeout, panic, qemu failure); 2 on bad usage.
 #
 # Environment:
-#   PTSCOPE_FETCH_KERNEL  kernel fetcher (default: tests/vm/fetch-kernel.sh)
+#   PTSCOPE_FETCH_KERNEL  kernel fetcher (default: tests/vm/infra/fetch-kernel.sh)
 #   PTSCOPE_VM_KERNEL_DIR boot the kernel in this directory (vmlinuz and
 #                         release, e.g. from kernel/build) instead of
 #                         fetching one; VERSION then only names the run
@@ -50,7 +50,7 @@ die() { echo "$prog: error: $*" >&2; exit 1; }
 note() { echo "$prog: $*" >&2; }
 usage() {
 	echo "usage: $prog VERSION ARCH INITRAMFS [TIMEOUT_S]" >&2
-	echo "  VERSION ARCH: a kernel of tests/vm/kernels.tsv (e.g. 6.12 amd64)   TIMEOUT_S: default 300" >&2
+	echo "  VERSION ARCH: a kernel of tests/vm/infra/kernels.tsv (e.g. 6.12 amd64)   TIMEOUT_S: default 300" >&2
 	exit 2
 }
 

@@ -4,7 +4,7 @@
 # Download (and cache) Debian's cloud kernel image package for the given
 # kernel series and architecture, then extract the kernel image from it.
 #
-#   VERSION-ARCH: a kernel of tests/vm/kernels.tsv, e.g. 6.12 amd64
+#   VERSION-ARCH: a kernel of tests/vm/infra/kernels.tsv, e.g. 6.12 amd64
 #
 # A kernel without a pin there (6.1, 6.12) comes from the machine's own apt
 # sources (bookworm, bookworm-security), newest first.  A pinned one (7.3)
@@ -82,8 +82,8 @@ fi
 # ---------------------------------------------------------------- pinned
 # Debian 13 backports, pinned: the kernel image is in linux-binary-*, its
 # config in linux-base-* (the linux-image-* packages are meta packages).
-# shellcheck source=../../kernel/bpo-apt.sh
-. "$here/../../kernel/bpo-apt.sh"
+# shellcheck source=../../../kernel/bpo-apt.sh
+. "$here/../../../kernel/bpo-apt.sh"
 
 fetch_backports() {
     local release deb_arch bin_sha base_sha root f pkg sha debs

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ptscope-cases - a seeded generator of mremap() cases shaped like real
- * heaps, for the differential level test (tests/vm/check_levels.py).
+ * heaps, for the differential level test (tests/vm/checkers/check_levels.py).
  *
  *   ptscope-cases [--seed N] [--count N] [--max-write BYTES]
  *                 [--max-thp BYTES]

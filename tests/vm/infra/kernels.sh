@@ -1,5 +1,5 @@
 #!/bin/bash
-# The kernel table, tests/vm/kernels.tsv, for shell: source this file for
+# The kernel table, tests/vm/infra/kernels.tsv, for shell: source this file for
 # kernel_field, or run it as "kernels.sh LABEL COLUMN" (the Makefile does).
 # shellcheck shell=bash
 kernels_tsv=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/kernels.tsv

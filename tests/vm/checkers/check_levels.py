@@ -2,7 +2,7 @@
 """The differential level test: ptscope-cases under ptscope snoop.
 
 tests/vm/scenarios/lib.sh (levels_cases) runs the seeded mremap cases of
-bench/mremap-cases.c once per attach mode and prints, per mode, the
+tests/vm/cases/mremap-cases.c once per attach mode and prints, per mode, the
 generator's case lines and snoop's JSON events.  Each mremap call's level
 breakdown is compared case by case:
 
