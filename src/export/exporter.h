@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "data/collector.h"
-#include "data/session.h"	/* struct pts_prog_ref */
+#include "tracer/tracer.h"	/* struct pts_prog_ref */
 #include "engine/engine.h"
 #include "engine/kfeatures.h"
 

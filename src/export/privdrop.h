@@ -7,7 +7,7 @@
 #ifndef PTSCOPE_PRIVDROP_H
 #define PTSCOPE_PRIVDROP_H
 
-#include "data/session.h"
+#include "tracer/tracer.h"
 
 /*
  * Drop every capability (the bounding set too) except CAP_BPF (or, before

@@ -6,7 +6,7 @@
 #include "data/collector.h"
 #include "export/exporter.h"
 #include "export/privdrop.h"
-#include "data/session.h"
+#include "tracer/tracer.h"
 #include "views/signals.h"
 #include "views/start.h"
 #include "views/views.h"

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include "engine/catalog.h"
 #include "views/report.h"
-#include "data/session.h"
+#include "tracer/tracer.h"
 #include "views/start.h"
 #include "views/views.h"
 

@@ -18,7 +18,7 @@
 #include "data/collector.h"
 #include "data/format.h"
 #include "views/report.h"
-#include "data/session.h"
+#include "tracer/tracer.h"
 #include "views/signals.h"
 #include "views/start.h"
 #include "views/views.h"

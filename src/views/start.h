@@ -4,7 +4,7 @@
 #define PTSCOPE_START_H
 
 #include <stdbool.h>
-#include "data/session.h"
+#include "tracer/tracer.h"
 #include "export/exporter.h"
 #include "views/options.h"
 

@@ -14,7 +14,7 @@
 #include "data/collector.h"
 #include "data/kcounters.h"
 #include "data/procfind.h"
-#include "data/session.h"
+#include "tracer/tracer.h"
 #include "views/run_cmd.h"
 #include "views/signals.h"
 #include "views/start.h"

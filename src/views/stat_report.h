@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include "data/collector.h"
 #include "data/kcounters.h"
-#include "data/session.h"
+#include "tracer/tracer.h"
 #include "views/options.h"
 
 /* one run of the command, or one window of -p */

@@ -19,7 +19,7 @@
 #include "data/hist.h"
 #include "data/schema.h"
 #include "views/report.h"
-#include "data/session.h"
+#include "tracer/tracer.h"
 #include "views/signals.h"
 #include "views/term.h"
 #include "views/start.h"

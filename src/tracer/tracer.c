@@ -8,7 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "data/cgroup_prune.h"
-#include "data/session.h"
+#include "tracer/tracer.h"
 
 void session_build_config(const struct pts_kfeatures *kf,
 			  const struct pts_session_params *p,
