@@ -16,6 +16,6 @@
  * PR_SET_NO_NEW_PRIVS and install a seccomp filter that fails other
  * system calls with EPERM.  0, or 1 after saying what failed.
  */
-int privdrop_apply(const struct pts_session *s);
+int privdrop_apply(const struct pts_tracer *s);
 
 #endif

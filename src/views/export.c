@@ -15,7 +15,7 @@ int view_export(const struct pts_options *opts)
 {
 	struct pts_export_source src;
 	struct pts_exporter *ex;
-	struct pts_session s;
+	struct pts_tracer s;
 	double deadline = 0;
 	int ret;
 

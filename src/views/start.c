@@ -150,7 +150,7 @@ static void explain_eperm(const struct pts_engine *eng)
  * (the status header names it), or every run on a box that refuses
  * fentry would open with the same five lines.
  */
-static void report_start(const struct pts_session *s,
+static void report_start(const struct pts_tracer *s,
 			 const struct pts_options *opts, int ret)
 {
 	if (opts->verbose)
@@ -184,9 +184,9 @@ static void explain_attach_failure(int err)
 			strerror(-err));
 }
 
-/* session_start() for a command: 0, or exit code 1 after saying what to do */
-static int start_session(struct pts_session *s,
-			 const struct pts_session_params *p)
+/* tracer_start() for a command: 0, or exit code 1 after saying what to do */
+static int start_tracer(struct pts_tracer *s,
+			const struct pts_tracer_params *p)
 {
 	int err;
 
@@ -196,17 +196,17 @@ static int start_session(struct pts_session *s,
 		memset(s, 0, sizeof(*s));	/* nothing chosen to report */
 		return 1;
 	}
-	err = session_start(s, p);
+	err = tracer_start(s, p);
 	if (s->attach_err)
 		explain_attach_failure(s->attach_err);
 	return err ? 1 : 0;
 }
 
-int view_session_start(struct pts_session *s, const struct pts_options *opts,
-		       bool follow_fork)
+int view_tracer_start(struct pts_tracer *s, const struct pts_options *opts,
+		      bool follow_fork)
 {
 	struct pts_cgroup_target cgroup = { .fd = -1 };
-	struct pts_session_params p = {
+	struct pts_tracer_params p = {
 		.pid = opts->pid,
 		.comm = opts->comm,
 		.mode = opts->mode,
@@ -232,7 +232,7 @@ int view_session_start(struct pts_session *s, const struct pts_options *opts,
 			return ret;
 		p.cgroup = &cgroup;
 	}
-	ret = start_session(s, &p);
+	ret = start_tracer(s, &p);
 	/* the BPF map holds the cgroup now */
 	cgroup_target_close(&cgroup);
 	if (s->eng.nr_choices)	/* 0: it stopped before choosing */
@@ -242,16 +242,16 @@ int view_session_start(struct pts_session *s, const struct pts_options *opts,
 
 static int read_totals(void *ctx, struct pts_snapshot *snap)
 {
-	return session_read_totals(ctx, snap);
+	return tracer_read_totals(ctx, snap);
 }
 
 static void tidy(void *ctx)
 {
-	session_tidy(ctx);
+	tracer_tidy(ctx);
 }
 
 /* what the exporter serves of @s */
-static void export_source(struct pts_session *s, struct pts_export_source *src,
+static void export_source(struct pts_tracer *s, struct pts_export_source *src,
 			  const struct pts_options *opts)
 {
 	*src = (struct pts_export_source){
@@ -263,10 +263,10 @@ static void export_source(struct pts_session *s, struct pts_export_source *src,
 		.page_size = s->rep.page_size,
 		.cgroup_labels = (size_t)opts->cgroup_labels,
 	};
-	src->progs = session_programs(s, &src->nr_progs);
+	src->progs = tracer_programs(s, &src->nr_progs);
 }
 
-int view_serve_start(struct pts_session *s, struct pts_export_source *src,
+int view_serve_start(struct pts_tracer *s, struct pts_export_source *src,
 		     const struct pts_options *opts, bool serve,
 		     struct pts_exporter **ex)
 {
@@ -282,7 +282,7 @@ int view_serve_start(struct pts_session *s, struct pts_export_source *src,
 		if (ret)
 			return 1;
 	}
-	ret = view_session_start(s, opts, false);
+	ret = view_tracer_start(s, opts, false);
 	if (ret) {
 		exporter_close(*ex);
 		*ex = NULL;
@@ -300,9 +300,9 @@ int view_serve_start(struct pts_session *s, struct pts_export_source *src,
 	return 0;
 }
 
-void view_serve_stop(struct pts_session *s, struct pts_exporter *ex)
+void view_serve_stop(struct pts_tracer *s, struct pts_exporter *ex)
 {
 	exporter_close(ex);
 	signals_release();
-	session_stop(s);
+	tracer_stop(s);
 }

@@ -18,7 +18,7 @@ struct stat_run {
 };
 
 struct stat_state {
-	struct pts_session s;
+	struct pts_tracer s;
 	char cmd[512];			/* the command line, or "pid N (comm)" */
 	struct stat_run *runs;
 	size_t nr_runs, want_runs;
