@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What every command shares: probe the kernel, configure, attach, read,
- * detach.  The session is the one data port: views and the exporter read
- * the maps through it, never through the engine's objects.
+ * The attached tracer, what every command shares: probe the kernel,
+ * configure, attach (the engine), read and name what it collects (data's
+ * collector and cgroup names), detach.  It is the one data port: views
+ * and the exporter read the maps through it, never through the engine's
+ * objects.
  */
 #ifndef PTSCOPE_TRACER_H
 #define PTSCOPE_TRACER_H
@@ -76,7 +78,7 @@ void tracer_build_config(const struct pts_kfeatures *kf,
 			 struct pts_config *cfg);
 /*
  * counters, histograms, per-process rows, and per-cgroup rows with their
- * paths when the session counts per cgroup; 0 or -errno
+ * paths when the tracer counts per cgroup; 0 or -errno
  */
 int tracer_read(struct pts_tracer *t, struct pts_snapshot *snap);
 /* the same without the per-process rows (cheaper: the exporter) */
@@ -96,7 +98,7 @@ struct ring_buffer *tracer_events(struct pts_tracer *t, ring_buffer_sample_fn fn
 /* 0 when the maps can be read with the current credentials, else -errno
  * (-EPERM: bpf() wants a capability here) */
 int tracer_check_read(const struct pts_tracer *t);
-/* the loaded programs, owned by the session; NULL with *@n 0 on ENOMEM */
+/* the loaded programs, owned by the tracer; NULL with *@n 0 on ENOMEM */
 const struct pts_prog_ref *tracer_programs(struct pts_tracer *t, size_t *n);
 /* the hooks of the attached metrics into @out (up to @max); how many */
 size_t tracer_hooks(struct pts_tracer *t, struct pts_hook *out, size_t max);

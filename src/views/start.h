@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* How views start a session, and the serving ones an exporter on it. */
+/* How views start the tracer, and the serving ones an exporter on it. */
 #ifndef PTSCOPE_START_H
 #define PTSCOPE_START_H
 
@@ -14,7 +14,7 @@ int view_tracer_start(struct pts_tracer *s, const struct pts_options *opts,
 /*
  * export and top --listen: with @serve, listen on --listen before
  * attaching (a taken port fails fast: exit 1; a bad value: exit 2), then
- * start the session and serve it through @src, with the stop signals held
+ * start the tracer and serve it through @src, with the stop signals held
  * outside the waits until view_serve_stop().  0 with *@ex set (NULL
  * without @serve), or the exit code after cleaning up and saying why.
  */
