@@ -9,7 +9,7 @@
 #include "views/options.h"
 
 /* tracer_start() with what @opts asks for; 0 or the exit code */
-int view_tracer_start(struct pts_tracer *s, const struct pts_options *opts,
+int view_tracer_start(struct pts_tracer *t, const struct pts_options *opts,
 		      bool follow_fork);
 /*
  * export and top --listen: with @serve, listen on --listen before
@@ -18,7 +18,7 @@ int view_tracer_start(struct pts_tracer *s, const struct pts_options *opts,
  * outside the waits until view_serve_stop().  0 with *@ex set (NULL
  * without @serve), or the exit code after cleaning up and saying why.
  */
-int view_serve_start(struct pts_tracer *s, struct pts_export_source *src,
+int view_serve_start(struct pts_tracer *t, struct pts_export_source *src,
 		     const struct pts_options *opts, bool serve,
 		     struct pts_exporter **ex);
 /*
@@ -27,6 +27,6 @@ int view_serve_start(struct pts_tracer *s, struct pts_export_source *src,
  */
 void view_warn_comm_unmatched(const struct pts_options *opts,
 			      const struct pts_snapshot *snap);
-void view_serve_stop(struct pts_tracer *s, struct pts_exporter *ex);
+void view_serve_stop(struct pts_tracer *t, struct pts_exporter *ex);
 
 #endif
