@@ -26,14 +26,16 @@ BPF_OBJS := $(patsubst %,$(BPF_OUT)/%.bpf.o,$(BPF_NAMES))
 SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_NAMES))
 # one directory per layer; a layer includes only the ones below it:
 # engine (attach) <- data (maps to meaning) <- maps (ptscope maps' page
-# readers) <- export <- views <- main.c
+# readers) <- tracer (engine and data attached as one) <- export <- views
+# <- main.c
 ENGINE_SRCS := $(wildcard src/engine/*.c)
 DATA_SRCS := $(wildcard src/data/*.c)
 MAPS_SRCS := $(wildcard src/maps/*.c)
+TRACER_SRCS := $(wildcard src/tracer/*.c)
 EXPORT_SRCS := $(wildcard src/export/*.c)
 VIEW_SRCS := $(wildcard src/views/*.c)
-LIB_SRCS := $(ENGINE_SRCS) $(DATA_SRCS) $(MAPS_SRCS) $(EXPORT_SRCS) \
-	$(VIEW_SRCS)
+LIB_SRCS := $(ENGINE_SRCS) $(DATA_SRCS) $(MAPS_SRCS) $(TRACER_SRCS) \
+	$(EXPORT_SRCS) $(VIEW_SRCS)
 LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope
 # the workload driver: its dispatch, one file per workload family and

@@ -18,7 +18,7 @@ struct pts_proc_entry {
 
 struct pts_cgroup_entry {
 	__u64 id;		/* cgroup v2 id (bpf_get_current_cgroup_id()) */
-	const char *path;	/* the session's name of it, NULL: unknown */
+	const char *path;	/* the tracer's name of it, NULL: unknown */
 	const struct pts_kube_id *kube;	/* a pod's cgroup: its names */
 	struct pts_cgroup stats;
 };

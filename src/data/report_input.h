@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What renderers need besides a snapshot: the engine's choices, the
- * kernel's features and the page size.  Built by the session, read by
+ * kernel's features and the page size.  Built by the tracer, read by
  * the views' renderers.
  */
 #ifndef PTSCOPE_REPORT_INPUT_H

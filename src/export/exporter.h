@@ -2,7 +2,7 @@
 /*
  * The Prometheus /metrics endpoint, served from the caller's thread off a
  * data source: ptscope export runs it alone, top --listen between two
- * refreshes.  It never starts a session; the views do, between
+ * refreshes.  It never starts the tracer; the views do, between
  * exporter_listen() and exporter_start().
  */
 #ifndef PTSCOPE_EXPORTER_H
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "data/collector.h"
-#include "data/session.h"	/* struct pts_prog_ref */
+#include "tracer/tracer.h"	/* struct pts_prog_ref */
 #include "engine/engine.h"
 #include "engine/kfeatures.h"
 

@@ -84,7 +84,7 @@ static unsigned long long permitted_caps(void)
 	return data[0].permitted | (unsigned long long)data[1].permitted << 32;
 }
 
-static int drop_caps(const struct pts_session *s)
+static int drop_caps(const struct pts_tracer *t)
 {
 	unsigned long long perm = permitted_caps(), keep = 0;
 	int cap, top = last_cap();
@@ -96,7 +96,7 @@ static int drop_caps(const struct pts_session *s)
 	if (set_caps(0, perm))
 		return -errno;
 	/* with no effective capability left: can the maps still be read? */
-	if (session_check_read(s) == -EPERM)
+	if (tracer_check_read(t) == -EPERM)
 		keep = 1ULL << (top >= CAP_BPF ? CAP_BPF : CAP_SYS_ADMIN);
 	if (set_caps(keep & perm, keep & perm))
 		return -errno;
@@ -146,11 +146,11 @@ out:
 	return err;
 }
 
-int privdrop_apply(const struct pts_session *s)
+int privdrop_apply(const struct pts_tracer *t)
 {
 	int err;
 
-	err = drop_caps(s);
+	err = drop_caps(t);
 	if (err) {
 		fprintf(stderr, "ptscope: dropping capabilities failed: %s\n",
 			strerror(-err));

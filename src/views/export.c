@@ -6,7 +6,7 @@
 #include "data/collector.h"
 #include "export/exporter.h"
 #include "export/privdrop.h"
-#include "data/session.h"
+#include "tracer/tracer.h"
 #include "views/signals.h"
 #include "views/start.h"
 #include "views/views.h"
@@ -15,7 +15,7 @@ int view_export(const struct pts_options *opts)
 {
 	struct pts_export_source src;
 	struct pts_exporter *ex;
-	struct pts_session s;
+	struct pts_tracer s;
 	double deadline = 0;
 	int ret;
 

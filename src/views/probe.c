@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include "engine/catalog.h"
 #include "views/report.h"
-#include "data/session.h"
+#include "tracer/tracer.h"
 #include "views/start.h"
 #include "views/views.h"
 
@@ -40,7 +40,7 @@ static void candidates_text(FILE *out, const struct pts_report *rep,
 	}
 }
 
-static void probe_text(FILE *out, struct pts_session *s)
+static void probe_text(FILE *out, struct pts_tracer *s)
 {
 	struct pts_hook hooks[PTS_MAX_LINKS];
 	const struct pts_choice *ch;
@@ -62,7 +62,7 @@ static void probe_text(FILE *out, struct pts_session *s)
 		fputc('\n', out);
 		candidates_text(out, &s->rep, ch);
 	}
-	nr_hooks = session_hooks(s, hooks, PTS_MAX_LINKS);
+	nr_hooks = tracer_hooks(s, hooks, PTS_MAX_LINKS);
 	fprintf(out, "\nattached hooks:\n");
 	for (h = 0; h < nr_hooks; h++)
 		fprintf(out, "  %-22s %-10s %s\n", hooks[h].metric,
@@ -70,13 +70,13 @@ static void probe_text(FILE *out, struct pts_session *s)
 }
 
 /* the attached programs' hooks, for bench/ptscope-floor */
-static json_object *hooks_json(struct pts_session *s)
+static json_object *hooks_json(struct pts_tracer *s)
 {
 	struct pts_hook hooks[PTS_MAX_LINKS];
 	json_object *arr = json_object_new_array(), *h;
 	size_t i, n;
 
-	n = session_hooks(s, hooks, PTS_MAX_LINKS);
+	n = tracer_hooks(s, hooks, PTS_MAX_LINKS);
 	for (i = 0; i < n; i++) {
 		h = json_object_new_object();
 		json_object_object_add(h, "metric",
@@ -94,12 +94,12 @@ static json_object *hooks_json(struct pts_session *s)
 
 int view_probe(const struct pts_options *opts)
 {
-	struct pts_session s;
+	struct pts_tracer s;
 	json_object *root;
 	FILE *out;
 	int ret;
 
-	ret = view_session_start(&s, opts, false);
+	ret = view_tracer_start(&s, opts, false);
 	if (ret)
 		return ret;
 	if (opts->json) {
@@ -118,6 +118,6 @@ int view_probe(const struct pts_options *opts)
 			ret = report_close(out, opts->output);
 		}
 	}
-	session_stop(&s);
+	tracer_stop(&s);
 	return ret;
 }

@@ -56,7 +56,7 @@ void report_sort_cgroups(struct pts_snapshot *s, enum pts_sort key);
 /*
  * The per-cgroup table, in @s's order, at most @rows rows; @active:
  * without the cgroups that did nothing (top's intervals).  Nothing when
- * the session keeps no per-cgroup rows.
+ * the tracer keeps no per-cgroup rows.
  */
 void report_cgroups_text(FILE *out, const struct pts_report *rep,
 			 const struct pts_snapshot *s, int rows, bool active);

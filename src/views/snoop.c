@@ -18,7 +18,7 @@
 #include "data/collector.h"
 #include "data/format.h"
 #include "views/report.h"
-#include "data/session.h"
+#include "tracer/tracer.h"
 #include "views/signals.h"
 #include "views/start.h"
 #include "views/views.h"
@@ -313,7 +313,7 @@ static int round_end(struct snoop_ctx *sc)
 	return err;
 }
 
-static void header(struct snoop_ctx *sc, struct pts_session *s)
+static void header(struct snoop_ctx *sc, struct pts_tracer *s)
 {
 	if (sc->json)
 		return;
@@ -324,12 +324,12 @@ static void header(struct snoop_ctx *sc, struct pts_session *s)
 }
 
 /* the drop summary, and what became of the output; the exit code */
-static int summary(struct snoop_ctx *sc, struct pts_session *s,
+static int summary(struct snoop_ctx *sc, struct pts_tracer *s,
 		   const char *path, int werr)
 {
 	struct pts_snapshot snap;
 
-	if (!session_read_totals(s, &snap)) {
+	if (!tracer_read_totals(s, &snap)) {
 		fprintf(stderr, "ptscope: %llu events, %llu dropped (ring buffer full)\n",
 			(unsigned long long)sc->events,
 			(unsigned long long)snap.counters.v[PTS_C_DROP_RINGBUF]);
@@ -385,11 +385,11 @@ int view_snoop(const struct pts_options *opts)
 		.time_wall = opts->time_wall,
 	};
 	struct ring_buffer *rb = NULL;
-	struct pts_session s;
+	struct pts_tracer s;
 	FILE *file = NULL;
 	int ret, werr = 0;
 
-	ret = view_session_start(&s, opts, false);
+	ret = view_tracer_start(&s, opts, false);
 	if (ret)
 		return ret;
 	sc.start_ns = clock_ns(CLOCK_MONOTONIC);	/* attached: tracing */
@@ -402,7 +402,7 @@ int view_snoop(const struct pts_options *opts)
 		}
 		sc.fd = fileno(file);
 	}
-	rb = session_events(&s, handle_event, &sc);
+	rb = tracer_events(&s, handle_event, &sc);
 	if (!rb) {
 		fprintf(stderr, "ptscope: cannot open the event ring buffer: %s\n",
 			strerror(errno));
@@ -425,6 +425,6 @@ cleanup:
 	ring_buffer__free(rb);
 	if (file && report_close(file, opts->output))
 		ret = 1;
-	session_stop(&s);
+	tracer_stop(&s);
 	return ret;
 }

@@ -150,16 +150,16 @@ static void explain_eperm(const struct pts_engine *eng)
  * (the status header names it), or every run on a box that refuses
  * fentry would open with the same five lines.
  */
-static void report_start(const struct pts_session *s,
+static void report_start(const struct pts_tracer *t,
 			 const struct pts_options *opts, int ret)
 {
 	if (opts->verbose)
-		report_refusals(&s->eng);
+		report_refusals(&t->eng);
 	if (opts->verbose || ret || opts->cmd == PTS_CMD_PROBE ||
 	    opts->mode != PTS_MODE_AUTO)
-		explain_eperm(&s->eng);
+		explain_eperm(&t->eng);
 	if (opts->cmd != PTS_CMD_PROBE)	/* probe's report is this */
-		warn_requested(&s->eng, opts);
+		warn_requested(&t->eng, opts);
 }
 
 void view_warn_comm_unmatched(const struct pts_options *opts,
@@ -184,29 +184,29 @@ static void explain_attach_failure(int err)
 			strerror(-err));
 }
 
-/* session_start() for a command: 0, or exit code 1 after saying what to do */
-static int start_session(struct pts_session *s,
-			 const struct pts_session_params *p)
+/* tracer_start() for a command: 0, or exit code 1 after saying what to do */
+static int start_tracer(struct pts_tracer *t,
+			const struct pts_tracer_params *p)
 {
 	int err;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "ptscope: needs root (CAP_BPF, CAP_PERFMON and "
 			"CAP_SYS_ADMIN for tracefs); run it with sudo\n");
-		memset(s, 0, sizeof(*s));	/* nothing chosen to report */
+		memset(t, 0, sizeof(*t));	/* nothing chosen to report */
 		return 1;
 	}
-	err = session_start(s, p);
-	if (s->attach_err)
-		explain_attach_failure(s->attach_err);
+	err = tracer_start(t, p);
+	if (t->attach_err)
+		explain_attach_failure(t->attach_err);
 	return err ? 1 : 0;
 }
 
-int view_session_start(struct pts_session *s, const struct pts_options *opts,
-		       bool follow_fork)
+int view_tracer_start(struct pts_tracer *t, const struct pts_options *opts,
+		      bool follow_fork)
 {
 	struct pts_cgroup_target cgroup = { .fd = -1 };
-	struct pts_session_params p = {
+	struct pts_tracer_params p = {
 		.pid = opts->pid,
 		.comm = opts->comm,
 		.mode = opts->mode,
@@ -232,41 +232,41 @@ int view_session_start(struct pts_session *s, const struct pts_options *opts,
 			return ret;
 		p.cgroup = &cgroup;
 	}
-	ret = start_session(s, &p);
+	ret = start_tracer(t, &p);
 	/* the BPF map holds the cgroup now */
 	cgroup_target_close(&cgroup);
-	if (s->eng.nr_choices)	/* 0: it stopped before choosing */
-		report_start(s, opts, ret);
+	if (t->eng.nr_choices)	/* 0: it stopped before choosing */
+		report_start(t, opts, ret);
 	return ret;
 }
 
 static int read_totals(void *ctx, struct pts_snapshot *snap)
 {
-	return session_read_totals(ctx, snap);
+	return tracer_read_totals(ctx, snap);
 }
 
 static void tidy(void *ctx)
 {
-	session_tidy(ctx);
+	tracer_tidy(ctx);
 }
 
-/* what the exporter serves of @s */
-static void export_source(struct pts_session *s, struct pts_export_source *src,
+/* what the exporter serves of @t */
+static void export_source(struct pts_tracer *t, struct pts_export_source *src,
 			  const struct pts_options *opts)
 {
 	*src = (struct pts_export_source){
 		.read = read_totals,
 		.tidy = tidy,
-		.ctx = s,
-		.eng = &s->eng,
-		.kf = &s->kf,
-		.page_size = s->rep.page_size,
+		.ctx = t,
+		.eng = &t->eng,
+		.kf = &t->kf,
+		.page_size = t->rep.page_size,
 		.cgroup_labels = (size_t)opts->cgroup_labels,
 	};
-	src->progs = session_programs(s, &src->nr_progs);
+	src->progs = tracer_programs(t, &src->nr_progs);
 }
 
-int view_serve_start(struct pts_session *s, struct pts_export_source *src,
+int view_serve_start(struct pts_tracer *t, struct pts_export_source *src,
 		     const struct pts_options *opts, bool serve,
 		     struct pts_exporter **ex)
 {
@@ -282,7 +282,7 @@ int view_serve_start(struct pts_session *s, struct pts_export_source *src,
 		if (ret)
 			return 1;
 	}
-	ret = view_session_start(s, opts, false);
+	ret = view_tracer_start(t, opts, false);
 	if (ret) {
 		exporter_close(*ex);
 		*ex = NULL;
@@ -290,19 +290,19 @@ int view_serve_start(struct pts_session *s, struct pts_export_source *src,
 	}
 	if (!*ex)
 		return 0;
-	export_source(s, src, opts);
+	export_source(t, src, opts);
 	signals_hold();
 	if (exporter_start(*ex, src)) {
-		view_serve_stop(s, *ex);
+		view_serve_stop(t, *ex);
 		*ex = NULL;
 		return 1;
 	}
 	return 0;
 }
 
-void view_serve_stop(struct pts_session *s, struct pts_exporter *ex)
+void view_serve_stop(struct pts_tracer *t, struct pts_exporter *ex)
 {
 	exporter_close(ex);
 	signals_release();
-	session_stop(s);
+	tracer_stop(t);
 }

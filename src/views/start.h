@@ -1,24 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* How views start a session, and the serving ones an exporter on it. */
+/* How views start the tracer, and the serving ones an exporter on it. */
 #ifndef PTSCOPE_START_H
 #define PTSCOPE_START_H
 
 #include <stdbool.h>
-#include "data/session.h"
+#include "tracer/tracer.h"
 #include "export/exporter.h"
 #include "views/options.h"
 
-/* session_start() with what @opts asks for; 0 or the exit code */
-int view_session_start(struct pts_session *s, const struct pts_options *opts,
-		       bool follow_fork);
+/* tracer_start() with what @opts asks for; 0 or the exit code */
+int view_tracer_start(struct pts_tracer *t, const struct pts_options *opts,
+		      bool follow_fork);
 /*
  * export and top --listen: with @serve, listen on --listen before
  * attaching (a taken port fails fast: exit 1; a bad value: exit 2), then
- * start the session and serve it through @src, with the stop signals held
+ * start the tracer and serve it through @src, with the stop signals held
  * outside the waits until view_serve_stop().  0 with *@ex set (NULL
  * without @serve), or the exit code after cleaning up and saying why.
  */
-int view_serve_start(struct pts_session *s, struct pts_export_source *src,
+int view_serve_start(struct pts_tracer *t, struct pts_export_source *src,
 		     const struct pts_options *opts, bool serve,
 		     struct pts_exporter **ex);
 /*
@@ -27,6 +27,6 @@ int view_serve_start(struct pts_session *s, struct pts_export_source *src,
  */
 void view_warn_comm_unmatched(const struct pts_options *opts,
 			      const struct pts_snapshot *snap);
-void view_serve_stop(struct pts_session *s, struct pts_exporter *ex);
+void view_serve_stop(struct pts_tracer *t, struct pts_exporter *ex);
 
 #endif

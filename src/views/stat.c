@@ -14,7 +14,7 @@
 #include "data/collector.h"
 #include "data/kcounters.h"
 #include "data/procfind.h"
-#include "data/session.h"
+#include "tracer/tracer.h"
 #include "views/run_cmd.h"
 #include "views/signals.h"
 #include "views/start.h"
@@ -76,13 +76,13 @@ static void keep_run_procs(struct pts_snapshot *delta,
  * The counters since the previous run into @run, and @prev moved on to
  * now.  0, or 1 after saying what failed.
  */
-static int stat_read_run(struct pts_session *s, struct pts_snapshot *prev,
+static int stat_read_run(struct pts_tracer *s, struct pts_snapshot *prev,
 			 struct stat_run *run)
 {
 	struct pts_snapshot now;
 	int err;
 
-	err = session_read(s, &now);
+	err = tracer_read(s, &now);
 	if (!err)
 		err = snapshot_delta(&now, prev, &run->delta);
 	if (err) {
@@ -98,7 +98,7 @@ static int stat_read_run(struct pts_session *s, struct pts_snapshot *prev,
 }
 
 /* one run of the command, traced from its exec; 0 or 1 */
-static int stat_run_cmd(struct pts_session *s, const struct pts_options *opts,
+static int stat_run_cmd(struct pts_tracer *s, const struct pts_options *opts,
 			struct pts_snapshot *prev, struct stat_run *run)
 {
 	struct pts_child child = { .go_fd = -1 };
@@ -112,7 +112,7 @@ static int stat_run_cmd(struct pts_session *s, const struct pts_options *opts,
 			strerror(-err));
 		return 1;
 	}
-	err = session_trace_pid(s, child.pid);
+	err = tracer_trace_pid(s, child.pid);
 	if (err) {
 		fprintf(stderr, "ptscope: cannot trace pid %d: %s\n", child.pid,
 			strerror(-err));
@@ -166,7 +166,7 @@ static void sleep_until(double deadline, pid_t pid)
 }
 
 /* one window of -p PID (-d S; without -d until Ctrl-C); 0 or 1 */
-static int stat_run_window(struct pts_session *s, const struct pts_options *opts,
+static int stat_run_window(struct pts_tracer *s, const struct pts_options *opts,
 			   struct pts_snapshot *prev, struct stat_run *run)
 {
 	struct kcounters before, after;
@@ -189,7 +189,7 @@ static int stat_runs(struct stat_state *st, const struct pts_options *opts)
 	int ret = 0;
 
 	snprintf(window, sizeof(window), "%g s", opts->duration_s);
-	if (session_read(&st->s, &prev)) {
+	if (tracer_read(&st->s, &prev)) {
 		fprintf(stderr, "ptscope: reading BPF maps failed: %s\n",
 			strerror(errno));
 		return 1;
@@ -244,7 +244,7 @@ int view_stat(const struct pts_options *opts)
 		cmdline(st.cmd, sizeof(st.cmd), opts->cmd_argv);
 	else
 		pid_name(st.cmd, sizeof(st.cmd), opts->pid);
-	ret = view_session_start(&st.s, opts, opts->cmd_argv != NULL);
+	ret = view_tracer_start(&st.s, opts, opts->cmd_argv != NULL);
 	if (ret) {
 		free(st.runs);
 		return ret;
@@ -259,7 +259,7 @@ int view_stat(const struct pts_options *opts)
 	}
 	status = stat_exit_status(&st);
 	stat_free(&st);
-	session_stop(&st.s);
+	tracer_stop(&st.s);
 	/* the report is written: exit as the command did, like time(1) */
 	return ret ? ret : status;
 }

@@ -37,7 +37,7 @@ static double total_seconds(const struct stat_state *st)
 	return sum;
 }
 
-static json_object *run_json(struct pts_session *s, const struct stat_run *run)
+static json_object *run_json(struct pts_tracer *s, const struct stat_run *run)
 {
 	json_object *obj = json_object_new_object();
 
@@ -193,7 +193,7 @@ static void stat_title(FILE *out, struct stat_state *st,
 static void stat_text(FILE *out, struct stat_state *st, json_object *root,
 		      const struct pts_options *opts)
 {
-	struct pts_session *s = &st->s;
+	struct pts_tracer *s = &st->s;
 
 	stat_title(out, st, opts);
 	report_metric_status(out, &s->rep);

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include "data/collector.h"
 #include "data/kcounters.h"
-#include "data/session.h"
+#include "tracer/tracer.h"
 #include "views/options.h"
 
 /* one run of the command, or one window of -p */
@@ -18,7 +18,7 @@ struct stat_run {
 };
 
 struct stat_state {
-	struct pts_session s;
+	struct pts_tracer s;
 	char cmd[512];			/* the command line, or "pid N (comm)" */
 	struct stat_run *runs;
 	size_t nr_runs, want_runs;

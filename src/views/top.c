@@ -19,7 +19,7 @@
 #include "data/hist.h"
 #include "data/schema.h"
 #include "views/report.h"
-#include "data/session.h"
+#include "tracer/tracer.h"
 #include "views/signals.h"
 #include "views/term.h"
 #include "views/start.h"
@@ -95,7 +95,7 @@ static __u64 section_total(const char *section, const struct pts_snapshot *s)
 
 /* one frame: its data, and how it is drawn */
 struct top_frame {
-	struct pts_session *s;
+	struct pts_tracer *s;
 	struct pts_snapshot *d;
 	int rows;		/* process and cgroup rows at most */
 	int width;		/* columns of the output */
@@ -588,7 +588,7 @@ static double frame_end(double prev_end, double stop_at, bool *partial)
 }
 
 /* *@werr: a write to @out failed (errno), the loop stopped there */
-static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out,
+static int top_loop(struct pts_tracer *s, struct pts_exporter *ex, FILE *out,
 		    bool keys_on, int *werr)
 {
 	const struct pts_options *opts = top_opts;
@@ -599,7 +599,7 @@ static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out,
 	bool partial = false;
 	int ret = 0;
 
-	if (session_read(s, &prev))
+	if (tracer_read(s, &prev))
 		goto read_failed;
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop%s\n",
 		keys.on ? " (or q; h: keys)" : "");
@@ -613,7 +613,7 @@ static int top_loop(struct pts_session *s, struct pts_exporter *ex, FILE *out,
 				   frame.d ? &frame : NULL);
 		if (ret || pts_stop_requested)
 			break;
-		if (session_read(s, &now))
+		if (tracer_read(s, &now))
 			goto read_failed;
 		snapshot_delta(&now, &prev, &delta);
 		frame.d = &delta;
@@ -653,7 +653,7 @@ int view_top(const struct pts_options *opts)
 {
 	struct pts_export_source src;
 	struct pts_exporter *ex;
-	struct pts_session s;
+	struct pts_tracer s;
 	int ret, werr = 0;
 	bool keys;
 	FILE *out;

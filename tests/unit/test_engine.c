@@ -823,7 +823,7 @@ static void test_follow_fork(void **state)
 			    "task_fork");
 }
 
-/* every session forgets exited processes, stat or not */
+/* every tracer forgets exited processes, stat or not */
 static void test_task_exit(void **state)
 {
 	struct fake_kernel k = kernel_6_15(0);

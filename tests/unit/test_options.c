@@ -696,7 +696,7 @@ static void test_bpf_stats_opt_in(void **state)
 
 /*
  * --cgroup is a filter of every tracing command (its path is resolved
- * when the session starts); --cgroup-labels N: 0 turns the labels off,
+ * when the tracer starts); --cgroup-labels N: 0 turns the labels off,
  * more than the BPF map's rows is refused, and only the serving
  * commands take it
  */
@@ -732,7 +732,7 @@ static void test_cgroup_options(void **state)
 }
 
 /*
- * --kube-logs DIR: kept as given (NULL: the session's /var/log), for the
+ * --kube-logs DIR: kept as given (NULL: the tracer's /var/log), for the
  * commands that show cgroup rows; an empty one is bad usage
  */
 static void test_kube_logs(void **state)

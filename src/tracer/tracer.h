@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What every command shares: probe the kernel, configure, attach, read,
- * detach.  The session is the one data port: views and the exporter read
- * the maps through it, never through the engine's objects.
+ * The attached tracer, what every command shares: probe the kernel,
+ * configure, attach (the engine), read and name what it collects (data's
+ * collector and cgroup names), detach.  It is the one data port: views
+ * and the exporter read the maps through it, never through the engine's
+ * objects.
  */
-#ifndef PTSCOPE_SESSION_H
-#define PTSCOPE_SESSION_H
+#ifndef PTSCOPE_TRACER_H
+#define PTSCOPE_TRACER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,13 +21,13 @@
 #include "data/report_input.h"
 
 /* what to trace and how, built by the views from their options */
-struct pts_session_params {
+struct pts_tracer_params {
 	pid_t pid;			/* 0: any process */
 	const char *comm;		/* NULL or "": any command name */
 	int mode;			/* PTS_MODE_AUTO or enum pts_path_kind */
 	const char *const *opt_in;	/* opt-in metric names */
 	int nr_opt_in;
-	bool follow_fork;		/* trace session_trace_pid()'s children */
+	bool follow_fork;		/* trace tracer_trace_pid()'s children */
 	bool events;			/* fill the event ring buffer (snoop) */
 	bool probe_only;		/* nothing attachable is no failure */
 	/* --cgroup: only tasks in it and below (resolved); NULL: any */
@@ -51,12 +53,12 @@ struct pts_hook {
 	char target[PTS_HOOK_TARGET_LEN];	/* "syscalls/sys_enter_mremap" */
 };
 
-struct pts_session {
+struct pts_tracer {
 	struct pts_kfeatures kf;
 	struct pts_engine eng;
 	struct pts_config cfg;
 	struct pts_report rep;
-	struct pts_prog_ref *progs;	/* session_programs(), on demand */
+	struct pts_prog_ref *progs;	/* tracer_programs(), on demand */
 	size_t nr_progs;
 	struct pts_cgroup_names *cgroup_names;	/* with cfg.cgroup_rows */
 	int attach_err;		/* engine_attach()'s -errno, if it failed */
@@ -69,36 +71,36 @@ struct pts_session {
  * Needs root.  Returns 0 or -errno: a failed attach in attach_err, left
  * to the caller to explain; any other failure said on stderr.
  */
-int session_start(struct pts_session *s, const struct pts_session_params *p);
-void session_stop(struct pts_session *s);
-void session_build_config(const struct pts_kfeatures *kf,
-			  const struct pts_session_params *p,
-			  struct pts_config *cfg);
+int tracer_start(struct pts_tracer *t, const struct pts_tracer_params *p);
+void tracer_stop(struct pts_tracer *t);
+void tracer_build_config(const struct pts_kfeatures *kf,
+			 const struct pts_tracer_params *p,
+			 struct pts_config *cfg);
 /*
  * counters, histograms, per-process rows, and per-cgroup rows with their
- * paths when the session counts per cgroup; 0 or -errno
+ * paths when the tracer counts per cgroup; 0 or -errno
  */
-int session_read(struct pts_session *s, struct pts_snapshot *snap);
+int tracer_read(struct pts_tracer *t, struct pts_snapshot *snap);
 /* the same without the per-process rows (cheaper: the exporter) */
-int session_read_totals(struct pts_session *s, struct pts_snapshot *snap);
+int tracer_read_totals(struct pts_tracer *t, struct pts_snapshot *snap);
 /*
  * With prune_cgroups, at most every PTS_PRUNE_INTERVAL_S: the rows of
  * removed cgroups into the removed row (the reads do it too); a failure
  * is a warning on stderr, and the next call tries again
  */
-void session_tidy(struct pts_session *s);
+void tracer_tidy(struct pts_tracer *t);
 /* trace @pid and, with follow_fork, the children it forks; 0 or -errno */
-int session_trace_pid(struct pts_session *s, pid_t pid);
+int tracer_trace_pid(struct pts_tracer *t, pid_t pid);
 /* the event ring buffer (params.events), calling @fn per event; NULL
  * with errno set */
-struct ring_buffer *session_events(struct pts_session *s, ring_buffer_sample_fn fn,
-				   void *ctx);
+struct ring_buffer *tracer_events(struct pts_tracer *t, ring_buffer_sample_fn fn,
+				  void *ctx);
 /* 0 when the maps can be read with the current credentials, else -errno
  * (-EPERM: bpf() wants a capability here) */
-int session_check_read(const struct pts_session *s);
-/* the loaded programs, owned by the session; NULL with *@n 0 on ENOMEM */
-const struct pts_prog_ref *session_programs(struct pts_session *s, size_t *n);
+int tracer_check_read(const struct pts_tracer *t);
+/* the loaded programs, owned by the tracer; NULL with *@n 0 on ENOMEM */
+const struct pts_prog_ref *tracer_programs(struct pts_tracer *t, size_t *n);
 /* the hooks of the attached metrics into @out (up to @max); how many */
-size_t session_hooks(struct pts_session *s, struct pts_hook *out, size_t max);
+size_t tracer_hooks(struct pts_tracer *t, struct pts_hook *out, size_t max);
 
 #endif
