@@ -197,13 +197,17 @@ else
 	not_ok "top --json did not start tracing: $(head -n2 "$TMP/top.err")"
 fi
 
-# -p: only that process, while another runs the same workload
-sh -c "sleep 1.5; exec $BENCH mremap --size 16M --align pmd --count 2" >/dev/null &
+# -p: only that process, while another runs the same workload; the
+# target waits on a FIFO until top traces (a sleep lost its moves when
+# attaching took longer on a loaded machine)
+mkfifo "$TMP/go"
+sh -c "read go <'$TMP/go'; exec $BENCH mremap --size 16M --align pmd --count 2" >/dev/null &
 target=$!
 "$PTSCOPE" top --json -i 0.5 -d 3.5 -p $target >"$TMP/pid.json" 2>"$TMP/pid.err" &
 pid=$!
 if wait_tracing $pid "$TMP/pid.err"; then
 	"$BENCH" mremap --size 16M --align pmd --count 5 >/dev/null
+	echo go >"$TMP/go"
 	wait $target
 	wait $pid
 	check_eq "top -p: only the chosen process's pmd moves" 2 \
