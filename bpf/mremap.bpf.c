@@ -648,7 +648,7 @@ __noinline int pte_batch_entry(struct pte_batches *sc, __u32 left, __u64 pte,
  */
 static __always_inline long pte_scan_one(__u64 i, struct pte_scan *sc)
 {
-	__u32 idx = i & (PTS_PTE_TABLE_MAX - 1), index;
+	__u32 idx = i & (PTS_PTE_TABLE_MAX - 1);
 	__u64 pte;
 
 	if (i >= sc->n)
@@ -660,26 +660,13 @@ static __always_inline long pte_scan_one(__u64 i, struct pte_scan *sc)
 		return 0;
 	}
 	sc->ptes++;
-	/* without hints every entry is a batch of one: counted per extent */
-	if (!has_batch_hints())
-		return 0;
 	if (sc->b.skip) {
 		sc->b.skip--;
 		return 0;
 	}
 	if (!(cfg.flags & PTS_CFG_BATCH_INFER))
 		return 0;
-	index = sc->first_index + idx;
-	/*
-	 * Outside an open batch, a PTE outside a contpte block or
-	 * the extent's last one moves alone, as batch_open() would say:
-	 * count it here, without a call per entry.
-	 */
-	if (!sc->b.batch && (sc->n - i == 1 || batch_hint(pte, index) == 1)) {
-		batch_count(&sc->b, 1);
-		return 0;
-	}
-	pte_batch_entry(&sc->b, sc->n - i, pte, index);
+	pte_batch_entry(&sc->b, sc->n - i, pte, sc->first_index + idx);
 	return 0;
 }
 
@@ -734,10 +721,6 @@ static __always_inline void marker_pte_table(__u64 *ptep)
 	if (cfg.flags & PTS_CFG_BATCH_INFER)
 		memmap_read_base();
 	bpf_loop(PTS_PTE_TABLE_MAX / PTE_SCAN_CHUNK, pte_scan_chunk, &sc, 0);
-	if (!has_batch_hints() && (cfg.flags & PTS_CFG_BATCH_INFER)) {
-		sc.b.batches = sc.b.singles = sc.ptes;
-		sc.b.max_batch = sc.ptes ? 1 : 0;
-	}
 	batch_close(&sc.b);
 	if (sc.b.sizes && sc.b.singles)
 		hist_add_n(PTS_H_PTE_BATCH, 1, sc.b.singles);

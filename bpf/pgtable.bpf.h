@@ -100,6 +100,7 @@ static __always_inline int pmd_entry_none(__u64 pud, __u64 addr)
 	return (pmd_val & ~PMD_NONE_IGNORED) == 0;
 }
 
+
 /*
  * arm64 marks each PTE of a naturally aligned contiguous block (contpte:
  * 16 x 4K, 128 x 16K) with PTE_CONT; pte_batch_hint() returns what is
@@ -113,26 +114,10 @@ static __always_inline int pmd_entry_none(__u64 pud, __u64 addr)
 /* output address bits [47:12] (4K) or [47:14] (16K), without LPA2 */
 #define ARM64_PTE_ADDR_MASK	0x0000fffffffff000ULL
 
-/* pte_batch_hint() can be above 1: arm64 only */
-static __always_inline bool has_batch_hints(void)
-{
-#if defined(__TARGET_ARCH_arm64)
-	return true;
-#else
-	return false;
-#endif
-}
-
-/* log2 of the PTEs in a contpte block: CONT_PTE_SHIFT - PAGE_SHIFT */
-static __always_inline __u32 contpte_order(void)
-{
-	return cfg.page_shift == 14 ? 7 : 4;
-}
-
 static __always_inline __u32 batch_hint(__u64 pte, __u32 table_index)
 {
 #if defined(__TARGET_ARCH_arm64)
-	__u32 cont_ptes = 1U << contpte_order();
+	__u32 cont_ptes = cfg.page_shift == 14 ? 128 : 16;
 
 	if ((pte & (ARM64_PTE_VALID | ARM64_PTE_CONT)) ==
 	    (ARM64_PTE_VALID | ARM64_PTE_CONT))
@@ -246,7 +231,7 @@ static __noinline __u32 folio_pages_left(__u64 pte)
 {
 	__u64 pfn = (pte & ARM64_PTE_ADDR_MASK) >> cfg.page_shift;
 	__u64 base = memmap_base, head, head_pfn;
-	__u32 order, first = contpte_order(), i;
+	__u32 order, first = cfg.page_shift == 14 ? 7 : 4, i;
 
 	if (base == MEMMAP_UNKNOWN || base == MEMMAP_MISSING)
 		return 0;
