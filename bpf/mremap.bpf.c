@@ -143,10 +143,24 @@ static __always_inline __u64 mremap_moved_bytes(const struct mremap_start *s,
 	return s->old_len < s->new_len ? s->old_len : s->new_len;
 }
 
+/* what one mremap call of @class adds to the process's row */
+static __always_inline void proc_mremap(__u32 class,
+					const struct mremap_start *s,
+					__u64 delta)
+{
+	struct pts_proc *proc = current_proc();
+
+	if (!proc || class >= PTS_MREMAP_CLASSES)
+		return;
+	__sync_fetch_and_add(&proc->mremap_calls[class], 1);
+	__sync_fetch_and_add(&proc->mremap_old_bytes[class], s->old_len);
+	__sync_fetch_and_add(&proc->mremap_ns, delta);
+}
+
 static __always_inline void mremap_exit(long ret)
 {
 	struct mremap_start *s;
-	struct pts_proc *proc;
+	struct tally t;
 	__u64 delta, moved;
 	__u32 class;
 
@@ -157,21 +171,17 @@ static __always_inline void mremap_exit(long ret)
 	class = mremap_class(s, ret);
 	if (class >= PTS_MREMAP_CLASSES)
 		goto out;
-	count_add(PTS_C_MREMAP_CALLS + class, 1);
-	count_add(PTS_C_MREMAP_OLD_BYTES + class, s->old_len);
-	count_add(PTS_C_MREMAP_NEW_BYTES + class, s->new_len);
 	moved = mremap_moved_bytes(s, class);
-	count_add(PTS_C_MREMAP_MOVED_BYTES + class, moved);
+	tally_open(&t, true);
+	tally_add(&t, PTS_C_MREMAP_CALLS + class, 1);
+	tally_add(&t, PTS_C_MREMAP_OLD_BYTES + class, s->old_len);
+	tally_add(&t, PTS_C_MREMAP_NEW_BYTES + class, s->new_len);
+	tally_add(&t, PTS_C_MREMAP_MOVED_BYTES + class, moved);
 	if (class != PTS_MREMAP_FAILED && (s->flags & MREMAP_DONTUNMAP))
-		count_add(PTS_C_MREMAP_DONTUNMAP, 1);
+		tally_add(&t, PTS_C_MREMAP_DONTUNMAP, 1);
+	cgroup_mremap(t.cgroup, class, s, moved, delta);
 	hist_add(PTS_H_MREMAP_NS + class, delta);
-	proc = current_proc();
-	if (proc) {
-		__sync_fetch_and_add(&proc->mremap_calls[class], 1);
-		__sync_fetch_and_add(&proc->mremap_old_bytes[class], s->old_len);
-		__sync_fetch_and_add(&proc->mremap_ns, delta);
-	}
-	cgroup_mremap(class, s, moved, delta);
+	proc_mremap(class, s, delta);
 	mremap_event(s, ret, class, delta);
 out:
 	s->ts = 0;
@@ -310,18 +320,20 @@ static __always_inline struct pts_ev_levels *call_levels(void)
 	return s && s->ts ? &s->levels : NULL;
 }
 
-static __always_inline void count_empty(struct pts_ev_levels *lv)
+static __always_inline void count_empty(struct tally *t,
+					struct pts_ev_levels *lv)
 {
-	count_add(PTS_C_LV_EMPTY, 1);
+	tally_add(t, PTS_C_LV_EMPTY, 1);
 	if (lv)
 		lv->empty++;
 }
 
-static __always_inline void count_pte_extent(struct pts_ev_levels *lv,
+static __always_inline void count_pte_extent(struct tally *t,
+					     struct pts_ev_levels *lv,
 					     __u64 bytes, __u64 ptes)
 {
-	count_add(PTS_C_LV_PTE_EXTENTS, 1);
-	count_add(PTS_C_LV_PTE_BYTES, bytes);
+	tally_add(t, PTS_C_LV_PTE_EXTENTS, 1);
+	tally_add(t, PTS_C_LV_PTE_BYTES, bytes);
 	if (lv) {
 		lv->pte_extents++;
 		lv->pte_bytes += bytes;
@@ -331,13 +343,14 @@ static __always_inline void count_pte_extent(struct pts_ev_levels *lv,
 
 /* the batches inferred in one PTE-level extent, counted as the patched
  * mmap:mm_mremap_move_ptes tracepoint counts them */
-static __always_inline void count_batches(struct pts_ev_levels *lv,
+static __always_inline void count_batches(struct tally *t,
+					  struct pts_ev_levels *lv,
 					  struct mpt_walk *w)
 {
 	if (!(cfg.flags & PTS_CFG_BATCH_INFER))
 		return;
-	count_add(PTS_C_LV_PTE_BATCHES, w->iter_batches);
-	count_add(PTS_C_LV_FOLIO_LOOKUPS, w->iter_lookups);
+	tally_add(t, PTS_C_LV_PTE_BATCHES, w->iter_batches);
+	tally_add(t, PTS_C_LV_FOLIO_LOOKUPS, w->iter_lookups);
 	if (w->iter_batches)
 		hist_add(PTS_H_PTE_MAX_BATCH, w->iter_max_batch);
 	if (lv) {
@@ -356,36 +369,39 @@ static __always_inline void count_batches(struct pts_ev_levels *lv,
  */
 static __always_inline void iter_finish(struct mpt_walk *w)
 {
-	struct pts_ev_levels *lv = call_levels();
+	struct pts_ev_levels *lv;
 	bool pud_possible, pmd_possible;
+	struct tally t;
 	__u64 pmd_extent;
 
 	if (!w->iter_open || w->for_stack || w->reverse)
 		goto reset;
+	lv = call_levels();
+	tally_open(&t, true);
 	pud_possible = extent_at(w, w->iter_addr, cfg.pud_size) == cfg.pud_size;
 	pmd_extent = extent_at(w, w->iter_addr, cfg.pmd_size);
 	pmd_possible = pmd_extent == cfg.pmd_size;
 	if (w->iter_pud_calls < 2) {
 		if (w->iter_pud_none) {
-			count_empty(lv);
+			count_empty(&t, lv);
 		} else if (pud_possible) {
-			count_add(PTS_C_LV_PUD_MOVED, 1);
+			tally_add(&t, PTS_C_LV_PUD_MOVED, 1);
 			if (lv)
 				lv->pud++;
 		}
 		goto reset;
 	}
 	if (pud_possible) {
-		count_add(PTS_C_LV_PUD_FALLBACK, 1);
+		tally_add(&t, PTS_C_LV_PUD_FALLBACK, 1);
 		if (lv)
 			lv->fallbacks++;
 	}
 	if (w->iter_pmd_none) {
-		count_empty(lv);
+		count_empty(&t, lv);
 		goto reset;
 	}
 	if (w->iter_hpmd_tried) {
-		count_add(w->iter_hpmd_moved ? PTS_C_LV_HPMD_MOVED :
+		tally_add(&t, w->iter_hpmd_moved ? PTS_C_LV_HPMD_MOVED :
 			  PTS_C_LV_HPMD_FALLBACK, 1);
 		if (lv && w->iter_hpmd_moved)
 			lv->huge_pmd++;
@@ -397,29 +413,29 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 	if (!(cfg.flags & PTS_CFG_PTE_MARKER)) {
 		/* no PTE-level marker: infer from the geometry */
 		if (pmd_possible && !w->iter_hpmd_tried) {
-			count_add(PTS_C_LV_PMD_MOVED, 1);
+			tally_add(&t, PTS_C_LV_PMD_MOVED, 1);
 			if (lv)
 				lv->pmd++;
 		} else {
-			count_pte_extent(lv, pmd_extent, 0);
+			count_pte_extent(&t, lv, pmd_extent, 0);
 		}
 		goto reset;
 	}
 	if (w->iter_pte_seen) {
 		if (pmd_possible && !w->iter_hpmd_tried) {
-			count_add(PTS_C_LV_PMD_FALLBACK, 1);
+			tally_add(&t, PTS_C_LV_PMD_FALLBACK, 1);
 			if (lv)
 				lv->fallbacks++;
 		}
-		count_pte_extent(lv, pmd_extent, w->iter_ptes);
-		count_add(PTS_C_LV_PTES, w->iter_ptes);
-		count_batches(lv, w);
+		count_pte_extent(&t, lv, pmd_extent, w->iter_ptes);
+		tally_add(&t, PTS_C_LV_PTES, w->iter_ptes);
+		count_batches(&t, lv, w);
 	} else if (pmd_possible && !w->iter_hpmd_tried) {
-		count_add(PTS_C_LV_PMD_MOVED, 1);
+		tally_add(&t, PTS_C_LV_PMD_MOVED, 1);
 		if (lv)
 			lv->pmd++;
 	} else {
-		count_empty(lv);
+		count_empty(&t, lv);
 	}
 reset:
 	w->iter_open = 0;
@@ -445,24 +461,26 @@ static __always_inline struct mpt_walk *current_walk(void)
 static __always_inline void mpt_exit(__u64 moved)
 {
 	struct mpt_walk *w = current_walk();
+	struct tally t;
 	__u8 *partial;
 
 	if (!w)
 		return;
 	iter_finish(w);
-	count_add(PTS_C_MPT_CALLS, 1);
-	count_add(PTS_C_MPT_BYTES_REQUESTED, w->len);
-	count_add(PTS_C_MPT_BYTES_MOVED, moved);
+	tally_open(&t, false);	/* no per-cgroup count of these */
+	tally_add(&t, PTS_C_MPT_CALLS, 1);
+	tally_add(&t, PTS_C_MPT_BYTES_REQUESTED, w->len);
+	tally_add(&t, PTS_C_MPT_BYTES_MOVED, moved);
 	if (moved < w->len) {
-		count_add(PTS_C_MPT_PARTIAL, 1);
+		tally_add(&t, PTS_C_MPT_PARTIAL, 1);
 		partial = w->reverse ? NULL : thread_state_create(mpt_partial);
 		if (partial)
 			*partial = 1;
 	}
 	if (w->for_stack)
-		count_add(PTS_C_MPT_STACK, 1);
+		tally_add(&t, PTS_C_MPT_STACK, 1);
 	if (w->reverse)
-		count_add(PTS_C_MPT_REVERSE, 1);
+		tally_add(&t, PTS_C_MPT_REVERSE, 1);
 	hist_add(PTS_H_MPT_NS, bpf_ktime_get_ns() - w->ts);
 	w->ts = 0;
 }
@@ -694,11 +712,14 @@ static long pte_scan_chunk(__u64 chunk, struct pte_scan *sc)
  */
 static __always_inline void marker_pte_table(__u64 *ptep)
 {
-	struct mpt_walk *w = current_walk();
 	struct pte_scan sc = {};
 	__u32 zero = 0, per_table;
+	struct mpt_walk *w;
 	__u64 size;
 
+	if (!(cfg.parts & PTS_PART_PTE_MARKER))
+		return;	/* export --parts without it: its fields are absent */
+	w = current_walk();
 	if (!w || !w->iter_open || !ptep)
 		return;
 	w->iter_pte_seen = 1;
@@ -1012,14 +1033,16 @@ int BPF_PROG(lv_tp_ptes, void *mm, unsigned long old_addr,
 {
 	struct mremap_start *s = mremap_in_progress();
 	__u64 ptes = (__u64)nr_present + nr_nonpresent;
+	struct tally t;
 
 	if (!s || err)
 		return 0;
-	count_add(PTS_C_LV_PTE_EXTENTS, 1);
-	count_add(PTS_C_LV_PTE_BYTES, len);
-	count_add(PTS_C_LV_PTES, ptes);
-	count_add(PTS_C_LV_PTE_BATCHES, nr_batches);
-	count_add(PTS_C_LV_FOLIO_LOOKUPS, nr_folio_lookups);
+	tally_open(&t, true);
+	tally_add(&t, PTS_C_LV_PTE_EXTENTS, 1);
+	tally_add(&t, PTS_C_LV_PTE_BYTES, len);
+	tally_add(&t, PTS_C_LV_PTES, ptes);
+	tally_add(&t, PTS_C_LV_PTE_BATCHES, nr_batches);
+	tally_add(&t, PTS_C_LV_FOLIO_LOOKUPS, nr_folio_lookups);
 	if (nr_batches)
 		hist_add(PTS_H_PTE_MAX_BATCH, max_batch);
 	if (cfg.flags & PTS_CFG_EVENTS) {

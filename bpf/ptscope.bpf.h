@@ -63,7 +63,7 @@ struct {
 
 /*
  * Counts per cgroup v2, keyed by bpf_get_current_cgroup_id(), only with
- * cfg.cgroup_rows.  The programs only add rows; user space moves the rows
+ * PTS_PART_CGROUP_ROWS.  The programs only add rows; user space moves the rows
  * of removed cgroups into the row PTS_CGROUP_REMOVED_ID (no cgroup has
  * id 0), so no count goes back.  When the map is full, what a new cgroup
  * does is counted as PTS_C_DROP_CGROUP_MAP (its totals are still counted).
@@ -223,8 +223,11 @@ THREAD_STORAGE(in_madvise, __u8);
 static __always_inline void total_add(__u32 idx, __u64 val)
 {
 	__u32 zero = 0;
-	struct pts_counters *c = bpf_map_lookup_elem(&counters, &zero);
+	struct pts_counters *c;
 
+	if (!(cfg.parts & PTS_PART_COUNTS))
+		return;
+	c = bpf_map_lookup_elem(&counters, &zero);
 	opaque_index(idx);
 	if (!c || idx >= PTS_NR_COUNTERS)
 		return;
@@ -246,7 +249,7 @@ static __always_inline struct pts_cgroup *current_cgroup(void)
 	__u64 id;
 	struct pts_cgroup *row;
 
-	if (!cfg.cgroup_rows)
+	if (!(cfg.parts & PTS_PART_CGROUP_ROWS))
 		return NULL;
 	id = bpf_get_current_cgroup_id();
 	row = bpf_map_lookup_elem(&cgroups, &id);
@@ -269,7 +272,11 @@ static __always_inline void cgroup_add(struct pts_cgroup *row, __u32 idx,
 		__sync_fetch_and_add(&row->v[idx], val);
 }
 
-/* @val at @idx, also in the cgroup's row for the levels and faults */
+/*
+ * One count of an event that counts only once: @val at @idx, also in the
+ * cgroup's row for the levels and faults.  An event that counts several
+ * things opens a tally instead.
+ */
 static __always_inline void count_add(__u32 idx, __u64 val)
 {
 	total_add(idx, val);
@@ -277,13 +284,41 @@ static __always_inline void count_add(__u32 idx, __u64 val)
 		cgroup_add(current_cgroup(), idx, val);
 }
 
-/* one mremap call of @class in its cgroup's row: one lookup per call */
-static __always_inline void cgroup_mremap(__u32 class,
+/*
+ * Where the counts of one event go, looked up once for all of them: the
+ * per-CPU totals, and the row of the task's cgroup when the event counts
+ * something pts_cgroup_counted() names (a lookup of the cgroup's id in a
+ * hash map, the costliest step; once per event, not once per count).
+ */
+struct tally {
+	struct pts_counters *totals;	/* NULL: counts are off */
+	struct pts_cgroup *cgroup;	/* NULL: no row */
+};
+
+static __always_inline void tally_open(struct tally *t, bool per_cgroup)
+{
+	__u32 zero = 0;
+
+	t->totals = NULL;
+	if (cfg.parts & PTS_PART_COUNTS)
+		t->totals = bpf_map_lookup_elem(&counters, &zero);
+	t->cgroup = per_cgroup ? current_cgroup() : NULL;
+}
+
+static __always_inline void tally_add(struct tally *t, __u32 idx, __u64 val)
+{
+	opaque_index(idx);
+	if (t->totals && idx < PTS_NR_COUNTERS)
+		t->totals->v[idx] += val;
+	if (pts_cgroup_counted(idx))
+		cgroup_add(t->cgroup, idx, val);
+}
+
+/* one mremap call of @class in its cgroup's row @row */
+static __always_inline void cgroup_mremap(struct pts_cgroup *row, __u32 class,
 					  const struct mremap_start *s,
 					  __u64 moved, __u64 ns)
 {
-	struct pts_cgroup *row = current_cgroup();
-
 	if (!row || class >= PTS_MREMAP_CLASSES)
 		return;
 	cgroup_add(row, PTS_C_MREMAP_CALLS + class, 1);
@@ -297,9 +332,12 @@ static __always_inline void cgroup_mremap(__u32 class,
 static __always_inline void hist_add_n(__u32 id, __u64 val, __u64 n)
 {
 	__u32 zero = 0, slot = pts_log2_slot(val);
-	struct pts_hists *hs = bpf_map_lookup_elem(&hists, &zero);
+	struct pts_hists *hs;
 	struct pts_hist *h;
 
+	if (!(cfg.parts & PTS_PART_HISTS))
+		return;
+	hs = bpf_map_lookup_elem(&hists, &zero);
 	opaque_index(id);
 	opaque_index(slot);
 	if (!hs || id >= PTS_NR_HISTS || slot >= PTS_HIST_SLOTS)
@@ -362,13 +400,18 @@ static __always_inline bool task_wanted(void)
 	return cgroup_matches() && comm_matches();
 }
 
-/* The per-process entry of the current task, created on first use. */
+/*
+ * The per-process entry of the current task, created on first use; NULL
+ * when no view shows processes.
+ */
 static __always_inline struct pts_proc *current_proc(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
 	struct pts_proc *p, *fresh;
 	struct task_struct *task;
 
+	if (!(cfg.parts & PTS_PART_PROC_ROWS))
+		return NULL;
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	if (p)
 		return p;

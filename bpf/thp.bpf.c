@@ -28,23 +28,26 @@ enum fault_outcome {
 static __always_inline void fault_count(__u32 order, enum fault_outcome outcome,
 					struct pts_proc *proc)
 {
+	struct tally t;
+
 	if (order >= PTS_MAX_ORDER)
 		return;
 	mask_index(order, 15);	/* PTS_MAX_ORDER - 1 */
+	tally_open(&t, true);
 	switch (outcome) {
 	case FAULT_ALLOC:
-		count_add(PTS_C_FAULT_ALLOC + order, 1);
+		tally_add(&t, PTS_C_FAULT_ALLOC + order, 1);
 		if (proc)
 			__sync_fetch_and_add(&proc->fault_alloc[order], 1);
 		return;
 	case FAULT_FALLBACK_CHARGE:
 		/* the kernel counts these as fallbacks too */
-		count_add(PTS_C_FAULT_FALLBACK_CHARGE + order, 1);
+		tally_add(&t, PTS_C_FAULT_FALLBACK_CHARGE + order, 1);
 		if (proc)
 			__sync_fetch_and_add(&proc->fault_fallback_charge[order], 1);
 		/* fallthrough */
 	case FAULT_FALLBACK:
-		count_add(PTS_C_FAULT_FALLBACK + order, 1);
+		tally_add(&t, PTS_C_FAULT_FALLBACK + order, 1);
 		if (proc)
 			__sync_fetch_and_add(&proc->fault_fallback[order], 1);
 		return;

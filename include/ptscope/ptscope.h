@@ -193,9 +193,23 @@ struct pts_config {
 	__u64 dmap_var;
 	/* 1: only tasks in the cgroup of "cgroup_filter" or below it */
 	__u32 filter_cgroup;
-	/* 1: count per cgroup too ("cgroups"): top, stat, export's labels */
-	__u32 cgroup_rows;
+	/* PTS_PART_*: what the hot path keeps, beyond each call's state */
+	__u32 parts;
 };
+
+/*
+ * The parts of the hot path a view may need.  Each command keeps only
+ * what it shows (views/start.c); "export --parts" keeps a given set, so
+ * that make bench-overhead measures what each part adds.  The state of a
+ * call in flight (task storage) is always kept.  The programs test these
+ * in read-only data, so the verifier drops a part that is off.
+ */
+#define PTS_PART_COUNTS		(1U << 0)	/* the per-CPU totals */
+#define PTS_PART_HISTS		(1U << 1)	/* the log2 histograms */
+#define PTS_PART_PROC_ROWS	(1U << 2)	/* a row per process ("procs") */
+#define PTS_PART_CGROUP_ROWS	(1U << 3)	/* a row per cgroup ("cgroups") */
+#define PTS_PART_PTE_MARKER	(1U << 4)	/* the PTE-table marker's scan */
+#define PTS_PARTS_ALL		0x1fU
 
 /* the level markers include one that sees each PTE table (6.5+) */
 #define PTS_CFG_PTE_MARKER	(1U << 0)

@@ -367,9 +367,17 @@ bool schema_field_present(const struct pts_schema_ctx *sc,
 			  const struct pts_field *f)
 {
 	const char *metric = schema_field_metric(f);
+	unsigned int kept = f->kind == PTS_FIELD_HIST ? PTS_PART_HISTS :
+			    PTS_PART_COUNTS;
 
+	if (sc->parts_off & kept)
+		return false;
 	if (!metric)
 		return true;
+	/* without its scan the PTE-table marker's levels are wrong, not 0 */
+	if ((sc->parts_off & PTS_PART_PTE_MARKER) &&
+	    engine_provides(sc->eng, metric, PTS_CFG_PTE_MARKER, 0))
+		return false;
 	return engine_provides(sc->eng, metric, f->needs_any, f->excludes);
 }
 

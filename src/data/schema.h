@@ -102,6 +102,8 @@ struct pts_schema_ctx {
 	uint64_t page_size;
 	pts_result_name_fn result_name;	/* NULL: "status_N" */
 	const void *result_ctx;
+	/* PTS_PART_* left out of the hot path (export --parts); 0: none */
+	unsigned int parts_off;
 };
 
 bool schema_section_attached(const struct pts_schema_ctx *sc,

@@ -28,7 +28,7 @@ struct pts_objects {
 	int traced_fd;
 	int events_fd;
 	int procs_exited_fd;	/* rows of processes that exited */
-	int cgroups_fd;		/* per-cgroup rows (cfg.cgroup_rows) */
+	int cgroups_fd;		/* per-cgroup rows (PTS_PART_CGROUP_ROWS) */
 	int cgroup_filter_fd;	/* --cgroup: the cgroup, written after attach */
 	/* per-thread in-flight state, only the BPF side uses it */
 	int thread_fds[PTS_NR_THREAD_MAPS];

@@ -171,6 +171,7 @@ static int build_page(struct pts_exporter *ex, const struct pts_snapshot *snap,
 		.nr_progs = ex->src->nr_progs,
 		.progs_off = ex->stats_off[0] ? ex->stats_off : NULL,
 		.cgroup_limit = ex->src->cgroup_labels,
+		.parts_off = ex->src->parts_off,
 		.carry = &ex->carry,
 	};
 	FILE *f = open_memstream(page, len);

@@ -34,6 +34,8 @@ struct pts_export_source {
 	size_t nr_progs;
 	/* --cgroup-labels: cgroups labelled in ptscope_cgroup_*; 0: none */
 	size_t cgroup_labels;
+	/* PTS_PART_* the BPF programs leave out (--parts): not served */
+	unsigned int parts_off;
 };
 
 struct pts_exporter;

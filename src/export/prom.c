@@ -265,6 +265,7 @@ static void schema_ctx(const struct prom_input *in, struct pts_schema_ctx *sc)
 		.page_size = in->page_size,
 		.result_name = in->collapse_name,
 		.result_ctx = in->name_ctx,
+		.parts_off = in->parts_off,
 	};
 }
 

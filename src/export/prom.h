@@ -46,6 +46,7 @@ struct prom_input {
 	const struct prom_prog *progs;	/* NULL: run-time stats are off */
 	size_t nr_progs;
 	const char *progs_off;		/* why they are off, or NULL */
+	unsigned int parts_off;		/* PTS_PART_* left out (--parts) */
 	/*
 	 * --cgroup-labels: the busiest cgroups of snap->cgroups that get a
 	 * cgroup label in the ptscope_cgroup_* families; 0: no such families

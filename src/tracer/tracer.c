@@ -30,7 +30,7 @@ void tracer_build_config(const struct pts_kfeatures *kf,
 	if (p->events)
 		cfg->flags |= PTS_CFG_EVENTS;
 	cfg->filter_cgroup = p->cgroup != NULL;
-	cfg->cgroup_rows = p->cgroup_rows;
+	cfg->parts = p->parts;
 }
 
 /*
@@ -68,7 +68,7 @@ static int start_cgroup_names(struct pts_tracer *t,
 	struct pts_cgroup_fs fs;
 	int err;
 
-	if (!t->cfg.cgroup_rows)
+	if (!(t->cfg.parts & PTS_PART_CGROUP_ROWS))
 		return 0;
 	cgroup_fs_find(&fs);	/* not mounted: rows keep their ids */
 	t->cgroup_names = cgroup_names_new(&fs);
@@ -188,7 +188,7 @@ static int read_tracer(struct pts_tracer *t, struct pts_objects objs,
 	tracer_tidy(t);
 	if (!procs)
 		objs.procs_fd = -1;	/* collector_read() skips them */
-	if (!t->cfg.cgroup_rows)
+	if (!(t->cfg.parts & PTS_PART_CGROUP_ROWS))
 		objs.cgroups_fd = -1;
 	err = collector_read(&objs, snap);
 	return err ? err : name_cgroups(t, snap);

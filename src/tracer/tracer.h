@@ -32,7 +32,7 @@ struct pts_tracer_params {
 	bool probe_only;		/* nothing attachable is no failure */
 	/* --cgroup: only tasks in it and below (resolved); NULL: any */
 	const struct pts_cgroup_target *cgroup;
-	bool cgroup_rows;		/* count per cgroup too */
+	unsigned int parts;		/* PTS_PART_*: what the programs keep */
 	/* move the rows of removed cgroups into the removed row */
 	bool prune_cgroups;
 	const char *kube_logs;		/* --kube-logs DIR; NULL: /var/log */
@@ -60,7 +60,7 @@ struct pts_tracer {
 	struct pts_report rep;
 	struct pts_prog_ref *progs;	/* tracer_programs(), on demand */
 	size_t nr_progs;
-	struct pts_cgroup_names *cgroup_names;	/* with cfg.cgroup_rows */
+	struct pts_cgroup_names *cgroup_names;	/* with PTS_PART_CGROUP_ROWS */
 	int attach_err;		/* engine_attach()'s -errno, if it failed */
 	struct pts_kube_logs *kube_logs;	/* the same */
 	bool prune_cgroups;

@@ -42,6 +42,7 @@
 #define OPT_LIBBPF_DEBUG	(OPT_FIRST_LONG + 11)
 #define OPT_TIME	(OPT_FIRST_LONG + 12)
 #define OPT_KUBE_LOGS	(OPT_FIRST_LONG + 13)
+#define OPT_PARTS	(OPT_FIRST_LONG + 14)
 
 struct cmd_spec {
 	const char *name;
@@ -146,6 +147,23 @@ static int mode_choices(const char **words)
 	for (i = 0; i < PTS_PATH_KINDS; i++)
 		words[i + 1] = path_kind_name(i);
 	return PTS_PATH_KINDS + 1;
+}
+
+/* export --parts: the words for PTS_PART_*, in bit order */
+static const char *const part_names[] = {
+	"counts", "hists", "proc-rows", "cgroup-rows", "pte-marker",
+};
+_Static_assert((1U << ARRAY_SIZE(part_names)) - 1 == PTS_PARTS_ALL,
+	       "a word for each PTS_PART_*");
+
+static int part_choices(const char **words)
+{
+	size_t i;
+
+	words[0] = "none";
+	for (i = 0; i < ARRAY_SIZE(part_names); i++)
+		words[i + 1] = part_names[i];
+	return ARRAY_SIZE(part_names) + 1;
 }
 
 static int metric_choices(const char **words)
@@ -263,6 +281,15 @@ static const struct opt_spec opt_specs[] = {
 		  "(ptscope_cgroup_*) for the N busiest cgroups, the others "
 		  "summed as cgroup=\"other\"; 0: no cgroup label",
 	  .dflt = PTS_STR(PTS_DEFAULT_CGROUP_LABELS) },
+	{ .name = "parts", .val = OPT_PARTS, .arg = "LIST",
+	  .cmds = CMD(PTS_CMD_EXPORT),
+	  .refuse = "--parts applies to export only (it is for measuring "
+		    "what each part costs)",
+	  .help = "keep only these parts of the BPF programs' work, comma "
+		  "separated, to measure what each costs (make "
+		  "bench-overhead); what a left-out part counts is not "
+		  "served:",
+	  .choices = part_choices },
 	{ .name = "kube-logs", .val = OPT_KUBE_LOGS, .arg = "DIR",
 	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_STAT) | CMD(PTS_CMD_EXPORT),
 	  .refuse = "--kube-logs applies to top, stat and export",
@@ -614,6 +641,30 @@ static int parse_pid(const char *arg, struct pts_options *opts, char *err,
 	return 0;
 }
 
+/* --parts a,b,c or none: PTS_PART_* bits; -1 on an unknown word */
+static int parse_parts(const char *arg, unsigned int *parts)
+{
+	const char *word = arg, *end;
+	size_t i, len;
+
+	*parts = 0;
+	if (!strcmp(arg, "none"))
+		return 0;
+	do {
+		len = strcspn(word, ",");
+		end = word + len;
+		for (i = 0; i < ARRAY_SIZE(part_names); i++)
+			if (strlen(part_names[i]) == len &&
+			    !strncmp(word, part_names[i], len))
+				break;
+		if (i == ARRAY_SIZE(part_names))
+			return -1;
+		*parts |= 1U << i;
+		word = end + 1;
+	} while (*end);
+	return 0;
+}
+
 static int parse_one(int c, const char *arg, struct pts_options *opts,
 		     char *err, size_t errlen)
 {
@@ -697,6 +748,12 @@ static int parse_one(int c, const char *arg, struct pts_options *opts,
 					 "cgroups from 0 to "
 					 PTS_STR(PTS_MAX_CGROUPS), err, errlen);
 		opts->cgroup_labels = strcmp(arg, "0") ? (int)v : 0;
+		return 0;
+	case OPT_PARTS:
+		if (parse_parts(arg, &opts->parts))
+			return bad_choice(c, "--parts", arg, "a comma-separated "
+					  "list of ", err, errlen);
+		opts->parts_arg = arg;
 		return 0;
 	case OPT_KUBE_LOGS:
 		if (!*arg)

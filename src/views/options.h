@@ -71,6 +71,8 @@ struct pts_options {
 	int nr_opt_in;
 	const char *cgroup;		/* --cgroup PATH: NULL for any */
 	int cgroup_labels;		/* export: --cgroup-labels N */
+	const char *parts_arg;		/* export: --parts LIST; NULL: not given */
+	unsigned int parts;		/* its PTS_PART_* bits */
 	const char *kube_logs;		/* --kube-logs DIR: NULL for /var/log */
 	int repeat;			/* stat: --repeat N runs or windows */
 	bool diff_all;			/* diff: --all rows */

@@ -35,6 +35,25 @@ static bool wants_cgroup_rows(const struct pts_options *opts)
 	}
 }
 
+/*
+ * What the BPF programs keep: what the command shows (top and stat show
+ * processes and cgroups, export serves cgroups with --cgroup-labels), or
+ * export --parts.
+ */
+static unsigned int view_parts(const struct pts_options *opts)
+{
+	unsigned int parts = PTS_PART_COUNTS | PTS_PART_HISTS |
+			     PTS_PART_PTE_MARKER;
+
+	if (opts->parts_arg)
+		return opts->parts;
+	if (opts->cmd == PTS_CMD_TOP || opts->cmd == PTS_CMD_STAT)
+		parts |= PTS_PART_PROC_ROWS;
+	if (wants_cgroup_rows(opts))
+		parts |= PTS_PART_CGROUP_ROWS;
+	return parts;
+}
+
 /* -p PID: 0 when it exists, else 1 after saying so */
 static int check_pid(pid_t pid)
 {
@@ -160,6 +179,11 @@ static void report_start(const struct pts_tracer *t,
 		explain_eperm(&t->eng);
 	if (opts->cmd != PTS_CMD_PROBE)	/* probe's report is this */
 		warn_requested(&t->eng, opts);
+	if (opts->parts_arg)
+		fprintf(stderr, "ptscope: warning: --parts %s: the BPF "
+			"programs keep only that; what the other parts count "
+			"is not served (for measuring overhead)\n",
+			opts->parts_arg);
 }
 
 void view_warn_comm_unmatched(const struct pts_options *opts,
@@ -215,7 +239,7 @@ int view_tracer_start(struct pts_tracer *t, const struct pts_options *opts,
 		.follow_fork = follow_fork,
 		.events = opts->cmd == PTS_CMD_SNOOP,
 		.probe_only = opts->cmd == PTS_CMD_PROBE,
-		.cgroup_rows = wants_cgroup_rows(opts),
+		.parts = view_parts(opts),
 		/* the long runs; stat keeps every run's rows to the end */
 		.prune_cgroups = opts->cmd == PTS_CMD_TOP ||
 				 opts->cmd == PTS_CMD_EXPORT,
@@ -261,7 +285,9 @@ static void export_source(struct pts_tracer *t, struct pts_export_source *src,
 		.eng = &t->eng,
 		.kf = &t->kf,
 		.page_size = t->rep.page_size,
-		.cgroup_labels = (size_t)opts->cgroup_labels,
+		.cgroup_labels = (t->cfg.parts & PTS_PART_CGROUP_ROWS) ?
+				 (size_t)opts->cgroup_labels : 0,
+		.parts_off = PTS_PARTS_ALL & ~t->cfg.parts,
 	};
 	src->progs = tracer_programs(t, &src->nr_progs);
 }

@@ -926,7 +926,7 @@ static void test_usage_options_parse(void **state)
 		assert_null(strstr(err, "unknown option"));
 		nr++;
 	}
-	assert_int_equal(nr, 25);
+	assert_int_equal(nr, 26);
 	free(text);
 }
 
@@ -948,6 +948,36 @@ static void test_time_option(void **state)
 	assert_false(opts.time_wall);
 	USAGE_ERROR(bad, "invalid value 'utc' for --time: rel or wall");
 	USAGE_ERROR(top, "--time applies to snoop only");
+}
+
+/* export --parts: a comma list of part words or none; export only */
+static void test_parts_option(void **state)
+{
+	char *dflt[] = { "ptscope", "export", NULL };
+	char *two[] = { "ptscope", "export", "--parts", "hists,counts", NULL };
+	char *all[] = { "ptscope", "export", "--parts",
+			"counts,hists,proc-rows,cgroup-rows,pte-marker", NULL };
+	char *none[] = { "ptscope", "export", "--parts=none", NULL };
+	char *bad[] = { "ptscope", "export", "--parts", "counts,hist", NULL };
+	char *empty[] = { "ptscope", "export", "--parts", "counts,", NULL };
+	char *top[] = { "ptscope", "top", "--parts", "counts", NULL };
+	struct pts_options opts;
+
+	assert_parse_ok(ARGC(dflt), dflt, &opts);
+	assert_null(opts.parts_arg);
+	assert_parse_ok(ARGC(two), two, &opts);
+	assert_string_equal(opts.parts_arg, "hists,counts");
+	assert_int_equal(opts.parts, PTS_PART_COUNTS | PTS_PART_HISTS);
+	assert_parse_ok(ARGC(all), all, &opts);
+	assert_int_equal(opts.parts, PTS_PARTS_ALL);
+	assert_parse_ok(ARGC(none), none, &opts);
+	assert_non_null(opts.parts_arg);
+	assert_int_equal(opts.parts, 0);
+	USAGE_ERROR(bad, "invalid value 'counts,hist' for --parts: a "
+		    "comma-separated list of none, counts, hists, proc-rows, "
+		    "cgroup-rows or pte-marker");
+	USAGE_ERROR(empty, "invalid value 'counts,' for --parts");
+	USAGE_ERROR(top, "--parts applies to export only");
 }
 
 /* maps takes exactly one of -p and -c; -i (given) makes it refresh */
@@ -1024,6 +1054,7 @@ int main(void)
 		cmocka_unit_test(test_usage_options_parse),
 		cmocka_unit_test(test_maps),
 		cmocka_unit_test(test_time_option),
+		cmocka_unit_test(test_parts_option),
 	};
 
 	/* glibc's getopt initializes on this first call, as in ptscope */

@@ -22,6 +22,7 @@ static struct pts_engine eng;
 static struct pts_snapshot snap;
 /* the busiest cgroups that get a label; 0: none (the default page) */
 static size_t cgroup_limit;
+static unsigned int parts_off;	/* export --parts: left out */
 /* the last rendered page (open_memstream) */
 static char *page;
 static size_t page_len;
@@ -31,6 +32,7 @@ static int setup(void **state)
 	engine_init(&eng, PTS_MODE_AUTO, false);
 	memset(&snap, 0, sizeof(snap));
 	cgroup_limit = 0;
+	parts_off = 0;
 	page = NULL;
 	page_len = 0;
 	return 0;
@@ -77,6 +79,7 @@ static const char *render_stats(const struct prom_prog *progs, size_t nr,
 		.nr_progs = nr,
 		.progs_off = progs_off,
 		.cgroup_limit = cgroup_limit,
+		.parts_off = parts_off,
 	};
 
 	FILE *out;
@@ -394,6 +397,30 @@ static void test_levels_without_pte_marker(void **state)
 	assert_absent(text, "ptscope_ptes_moved_total");
 }
 
+/*
+ * export --parts: what a left-out part counts is absent, never 0; the
+ * levels of the PTE-table marker's path go with its scan
+ */
+static void test_parts_left_out(void **state)
+{
+	const char *text;
+
+	attach_all(true, true);
+	snap.counters.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 5;
+	parts_off = PTS_PART_HISTS | PTS_PART_PTE_MARKER;
+	text = render();
+	assert_line(text, "ptscope_mremap_calls_total{class=\"pmd\"} 5");
+	assert_line(text, "ptscope_move_page_tables_calls_total 0");
+	assert_absent(text, "histogram");
+	assert_absent(text, "_bucket");
+	assert_absent(text, "ptscope_pagetable_");
+	assert_absent(text, "ptscope_ptes_moved_total");
+	parts_off = PTS_PART_COUNTS;
+	text = render();
+	assert_absent(text, "ptscope_mremap_calls_total");
+	assert_line(text, "# TYPE ptscope_mremap_duration_seconds histogram");
+}
+
 static void test_faults_function_path(void **state)
 {
 	const char *text;
@@ -653,6 +680,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_levels_pte_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_levels_without_pte_marker,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parts_left_out, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_faults_function_path,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults_tracepoint_path,
