@@ -4,13 +4,17 @@
 # One interleaved run: for each round, for each tracer in order (none, the
 # floor, ptscope top, export, stat -- CMD, export --metric
 # mremap.folio_lookups, bpftrace with ptscope's counting, bpftrace with
-# only @=count(), ptscope export --bpf-stats), start the tracer, wait until it is ready (timed), run
+# only @=count(), ptscope export --bpf-stats, then the parts ladder:
+# export --bpf-stats --parts with one part more at each step, from the
+# calls' state alone to every part), start the tracer, wait until it is ready (timed), run
 # every workload (ptscope-bench loops, stress-ng bigheap), note its ns per
 # operation and the tracer's RSS, stop the tracer.  Then per workload: the
 # median ns/op and min-max over the rounds, the ns added against no
 # tracer, and the ratios of added cost ptscope/floor and ptscope/bpftrace;
 # per tracer: time to ready and RSS; per workload, what each of ptscope's
-# BPF programs ran as the kernel timed it under --bpf-stats.  A tracer or workload that cannot run
+# BPF programs ran as the kernel timed it under --bpf-stats; per workload
+# and part, what it added to the wall time and to the BPF run time per
+# operation (a ladder step against the one before).  A tracer or workload that cannot run
 # here gets a row saying why, never a number.  Raw rows go to
 # $OUT/overhead-*.tsv.
 #
@@ -88,7 +92,9 @@ SYSCALL_N=${SYSCALL_N:-1000000}
 READY_S=60
 [ "$VM" = 1 ] && READY_S=300
 
-TRACERS=${TRACERS:-"none floor top export stat folio bpftrace bpftrace_count bpf_stats"}
+# the parts ladder: each step keeps one part more (export --parts)
+LADDER="part_none part_counts part_hists part_procs part_cgroups part_marker"
+TRACERS=${TRACERS:-"none floor top export stat folio bpftrace bpftrace_count bpf_stats $LADDER"}
 WORKLOADS=${WORKLOADS:-"inplace move_pmd move_pte fault_4k fault_mthp fault_pmd bigheap syscall"}
 
 TMP=$(mktemp -d /tmp/ptscope-overhead.XXXXXX)
@@ -96,12 +102,12 @@ mkdir -p "$OUT"
 RES=$OUT/overhead-runs.tsv	# workload tracer round ns_per_op
 TRC=$OUT/overhead-tracers.tsv	# tracer round ready_ms vmhwm_kb vmrss_kb
 WHY=$OUT/overhead-skips.tsv	# tracer workload reason
-PRG=$OUT/overhead-programs.tsv	# workload round program runs run_ns ops
+PRG=$OUT/overhead-programs.tsv	# workload tracer round program runs run_ns ops
 if [ "$REPORT" = 0 ]; then
 	printf 'workload\ttracer\tround\tns_per_op\n' >"$RES"
 	printf 'tracer\tround\tready_ms\tvmhwm_kb\tvmrss_kb\n' >"$TRC"
 	printf 'tracer\tworkload\treason\n' >"$WHY"
-	printf 'workload\tround\tprogram\truns\trun_ns\tops\n' >"$PRG"
+	printf 'workload\ttracer\tround\tprogram\truns\trun_ns\tops\n' >"$PRG"
 fi
 
 THP=${THP_SYSFS:-/sys/kernel/mm/transparent_hugepage}
@@ -162,12 +168,12 @@ fetch_metrics() {
 	fi
 }
 
-# program_rows WORKLOAD ROUND BEFORE AFTER: one $PRG row per BPF program
-# that ran between two --bpf-stats pages (runs, and run time in ns, as
-# the kernel's bpf_prog_stats counted them), with the workload's ops
+# program_rows WORKLOAD TRACER ROUND BEFORE AFTER: one $PRG row per BPF
+# program that ran between two --bpf-stats pages (runs, and run time in
+# ns, as the kernel's bpf_prog_stats counted them), with the workload's ops
 program_rows() {
 	ops=$(workload_ops "$1")
-	awk -v w="$1" -v r="$2" -v ops="$ops" '
+	awk -v w="$1" -v t="$2" -v r="$3" -v ops="$ops" '
 	function prog(s) { sub(/^[^"]*"/, "", s); sub(/".*/, "", s); return s }
 	/^ptscope_bpf_program_runs_total\{/ { k = prog($1)
 		if (FILENAME == ARGV[1]) r0[k] = $2; else { r1[k] = $2; seen[k] = 1 } }
@@ -176,9 +182,9 @@ program_rows() {
 	END {
 		for (k in seen)
 			if (r1[k] - r0[k] > 0)
-				printf "%s\t%s\t%s\t%d\t%.0f\t%s\n", w, r, k,
-					r1[k] - r0[k], (s1[k] - s0[k]) * 1e9, ops
-	}' "$3" "$4" >>"$PRG"
+				printf "%s\t%s\t%s\t%s\t%d\t%.0f\t%s\n", w, t, r,
+					k, r1[k] - r0[k], (s1[k] - s0[k]) * 1e9, ops
+	}' "$4" "$5" >>"$PRG"
 }
 
 # ------------------------------------------------------------ workloads
@@ -300,6 +306,18 @@ tracer_why() {
 	esac
 }
 
+# part_list TRACER: export --parts of a step of the ladder, or nothing
+part_list() {
+	case $1 in
+	part_none) echo none ;;
+	part_counts) echo counts ;;
+	part_hists) echo counts,hists ;;
+	part_procs) echo counts,hists,proc-rows ;;
+	part_cgroups) echo counts,hists,proc-rows,cgroup-rows ;;
+	part_marker) echo counts,hists,proc-rows,cgroup-rows,pte-marker ;;
+	esac
+}
+
 # start_tracer TRACER: starts it in the background ($tpid), waits until it
 # is ready and sets $ready to the ms that took; or fails with a reason in
 # $TMP/t.why.  Not in a subshell: $tpid must stay this shell's child.
@@ -320,6 +338,9 @@ start_tracer() {
 		--listen "127.0.0.1:$PORT" >"$TMP/t.out" 2>"$TMP/t.err" & ;;
 	bpf_stats) "$PTSCOPE" export --mode "$MODE" --bpf-stats \
 		--listen "127.0.0.1:$PORT" >"$TMP/t.out" 2>"$TMP/t.err" & ;;
+	part_*) "$PTSCOPE" export --mode "$MODE" --bpf-stats \
+		--parts "$(part_list "$t")" --listen "127.0.0.1:$PORT" \
+		>"$TMP/t.out" 2>"$TMP/t.err" & ;;
 	bpftrace) "$BPFTRACE" "$BT" >"$TMP/t.out" 2>"$TMP/t.err" & ;;
 	bpftrace_count) "$BPFTRACE" -e 'tracepoint:syscalls:sys_enter_mremap,
 		tracepoint:syscalls:sys_exit_mremap { @ = count(); }' \
@@ -331,7 +352,7 @@ start_tracer() {
 		case $t in
 		floor) grep -q '^ready' "$TMP/t.out" && break ;;
 		top) grep -q 'tracing, Ctrl-C' "$TMP/t.err" && break ;;
-		export|folio|bpf_stats) fetch_metrics && break ;;
+		export|folio|bpf_stats|part_*) fetch_metrics && break ;;
 		bpftrace*) grep -q '^Attaching' "$TMP/t.out" && break ;;
 		esac
 		if ! kill -0 "$tpid" 2>/dev/null; then
@@ -398,14 +419,15 @@ while [ "$round" -le "$ROUNDS" ]; do
 			if [ "$t" = stat ]; then
 				watch=1 run_workload "$w" "$PTSCOPE" stat --mode "$MODE" \
 					-o "$TMP/stat.txt" --
-			elif [ "$t" = bpf_stats ]; then
+			elif [ "$t" = bpf_stats ] || [ -n "$(part_list "$t")" ]; then
 				# both pages or no row (a missing page is no zero)
 				rm -f "$TMP/before.prom" "$TMP/after.prom"
 				fetch_metrics "$TMP/before.prom"
 				watch=0 run_workload "$w"
 				rc=$?
 				[ -s "$TMP/before.prom" ] && fetch_metrics "$TMP/after.prom" &&
-					program_rows "$w" "$round" "$TMP/before.prom" "$TMP/after.prom"
+					program_rows "$w" "$t" "$round" "$TMP/before.prom" \
+						"$TMP/after.prom"
 				(exit $rc)
 			else
 				watch=0 run_workload "$w"
@@ -484,6 +506,12 @@ END {
 	label["bpf_stats"] = "ptscope export --bpf-stats"
 	label["bpftrace"] = "bpftrace, same counts"
 	label["bpftrace_count"] = "bpftrace, @=count() on mremap"
+	label["part_none"] = "export --bpf-stats --parts none"
+	label["part_counts"] = "  ... --parts counts"
+	label["part_hists"] = "  ... + hists"
+	label["part_procs"] = "  ... + proc-rows"
+	label["part_cgroups"] = "  ... + cgroup-rows"
+	label["part_marker"] = "  ... + pte-marker (every part)"
 	title["inplace"] = page_kb " KiB in-place grow/shrink mremap loop, ns per mremap"
 	title["move_pmd"] = "moving mremap, PMD class (" 2 * pmd_kb / 1024 " MiB ping-pong), ns per mremap"
 	title["move_pte"] = "moving mremap, PTE class (" 2 * pmd_kb / 1024 " MiB, a page off), ns per mremap"
@@ -566,10 +594,10 @@ END {
 # it (--bpf-stats): summed over the rounds; the share is of the
 # operation's mean time under the same tracer, so it holds under TCG
 awk -F'\t' -v vm="$VM" -v workloads="$WORKLOADS" '
-FILENAME ~ /programs/ && FNR > 1 {
-	k = $1 SUBSEP $3
-	if (!(k in runs)) progs[$1] = progs[$1] " " $3
-	runs[k] += $4; ns[k] += $5; ops[k] += $6
+FILENAME ~ /programs/ && FNR > 1 && $2 == "bpf_stats" {
+	k = $1 SUBSEP $4
+	if (!(k in runs)) progs[$1] = progs[$1] " " $4
+	runs[k] += $5; ns[k] += $6; ops[k] += $7
 }
 FILENAME ~ /runs/ && FNR > 1 && $2 == "bpf_stats" {
 	op_ns[$1] += $4; op_n[$1]++
@@ -606,4 +634,81 @@ END {
 		}
 	}
 }' "$PRG" "$RES" | tee -a "$OUT/overhead-table.txt"
+# what each part adds: one step of the ladder against the step before
+# (--parts none against the floor's empty programs on the same hooks, for
+# the wall time; against nothing for the BPF run time); the BPF run time
+# is summed over programs and rounds, per operation of the workload
+awk -F'\t' -v vm="$VM" -v workloads="$WORKLOADS" -v ladder="$LADDER" \
+	-v tracers="$TRACERS" '
+function median(key,   n, i, j, v, a) {
+	n = cnt[key]
+	for (i = 1; i <= n; i++) a[i] = val[key, i]
+	for (i = 2; i <= n; i++) {	# insertion sort
+		v = a[i]
+		for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]
+		a[j + 1] = v
+	}
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function reason(t, w) {
+	if ((t, w) in why) return why[t, w]
+	if ((t, "*") in why) return why[t, "*"]
+	if (("*", w) in why) return why["*", w]
+	return "no data"
+}
+FILENAME ~ /runs/ && FNR > 1 { k = $1 SUBSEP $2; val[k, ++cnt[k]] = $4 }
+FILENAME ~ /skips/ && FNR > 1 { if (!(($1, $2) in why)) why[$1, $2] = $3 }
+FILENAME ~ /programs/ && FNR > 1 {
+	k = $1 SUBSEP $2
+	bpf_ns[k] += $6
+	if (!((k, $3) in ops_of)) { ops_of[k, $3] = $7; ops[k] += $7 }
+}
+END {
+	if (index(" " tracers " ", " part_none ") == 0)
+		exit
+	n = split(ladder, L, " ")
+	name["part_none"] = "none (the calls state only)"
+	name["part_counts"] = "counts"; name["part_hists"] = "hists"
+	name["part_procs"] = "proc-rows"; name["part_cgroups"] = "cgroup-rows"
+	name["part_marker"] = "pte-marker"
+	printf "\nwhat each part adds per operation (export --bpf-stats --parts, one part more per step)\n"
+	nw = split(workloads, W, " ")
+	for (i = 1; i <= nw; i++) {
+		w = W[i]
+		base = cnt[w SUBSEP "none"] ? median(w SUBSEP "none") : ""
+		prev = cnt[w SUBSEP "floor"] ? median(w SUBSEP "floor") : ""
+		prev_bpf = 0
+		if (vm)
+			printf "%s:\n  %-30s %10s %10s %10s\n", w, "part",
+				"x none", "BPF of op", "added"
+		else
+			printf "%s:\n  %-30s %10s %10s %10s %10s\n", w, "part",
+				"wall ns", "added", "BPF ns", "added"
+		for (j = 1; j <= n; j++) {
+			t = L[j]; k = w SUBSEP t
+			if (!cnt[k]) {
+				printf "  %-30s not run: %s\n", name[t], reason(t, w)
+				prev = ""; prev_bpf = ""
+				continue
+			}
+			m = median(k)
+			b = ops[k] ? bpf_ns[k] / ops[k] : ""
+			if (vm) {
+				# under TCG: the BPF time as a share of the operation
+				bs = b == "" ? "" : 100 * b / m
+				xs = base > 0 ? sprintf("%.3f", m / base) : "n/a"
+				ps = bs == "" ? "n/a" : sprintf("%.2f%%", bs)
+				ds = (bs == "" || prev_bpf == "") ? "n/a" : sprintf("%+.2f", bs - prev_bpf)
+				printf "  %-30s %10s %10s %10s\n", name[t], xs, ps, ds
+				prev_bpf = bs
+				continue
+			}
+			as = prev == "" ? "n/a" : sprintf("%+.1f", m - prev)
+			bs = b == "" ? "n/a" : sprintf("%.1f", b)
+			ds = (b == "" || prev_bpf == "") ? "n/a" : sprintf("%+.1f", b - prev_bpf)
+			printf "  %-30s %10.1f %10s %10s %10s\n", name[t], m, as, bs, ds
+			prev = m; prev_bpf = b
+		}
+	}
+}' "$RES" "$WHY" "$PRG" | tee -a "$OUT/overhead-table.txt"
 echo "raw rows: $RES $TRC $WHY $PRG"

@@ -22,7 +22,10 @@ WORKLOADS="inplace move_pmd move_pte fault_4k fault_mthp fault_pmd bigheap sysca
 LABELS=("none" "floor (empty programs)" "ptscope top" "ptscope export"
 	"ptscope stat -- CMD" "ptscope export --metric mremap.folio_lookups"
 	"bpftrace, same counts" "bpftrace, @=count() on mremap"
-	"ptscope export --bpf-stats")
+	"ptscope export --bpf-stats" "export --bpf-stats --parts none"
+	"  ... --parts counts" "  ... + hists" "  ... + proc-rows"
+	"  ... + cgroup-rows" "  ... + pte-marker (every part)")
+PARTS=("none (the calls state only)" counts hists proc-rows cgroup-rows pte-marker)
 
 # row TABLE LABEL: the rest of LABEL's row in one section of the table
 row() {
@@ -72,6 +75,28 @@ for w in inplace move_pte; do
 	r=$(awk -v w="$w:" '$1 == w { on = 1; next } /^[a-z_0-9]+:$/ { on = 0 }
 		on && $1 == "mremap_tp_enter" { print $2 }' "$TMP/programs.txt")
 	check_eq "--bpf-stats $w: mremap_tp_enter runs per mremap call" "1.00" "$r"
+done
+
+# the parts ladder: per workload a row per part, with figures or a reason;
+# on the tracepoint path every step ran the mremap programs
+awk '/^what each part adds/ { on = 1 } on' "$TMP/table.txt" >"$TMP/parts.txt"
+for w in $WORKLOADS; do
+	awk -v w="$w:" '$1 == w { on = 1; next } /^[a-z_0-9]+:$/ { on = 0 } on' \
+		"$TMP/parts.txt" >"$TMP/parts-$w.txt"
+	for p in "${PARTS[@]}"; do
+		r=$(row "$TMP/parts-$w.txt" "$p" | sed 's/^ *//')
+		if [[ $r =~ ^[0-9]+\.[0-9]+\ +([-+]?[0-9.]+|n/a)\ +([0-9.]+|n/a) ||
+		      $r =~ ^not\ run:\ .+ ]]; then
+			ok "parts $w / $p: ${r:0:60}"
+		else
+			not_ok "parts $w / $p: neither figures nor a reason: '$r'"
+		fi
+	done
+done
+for p in part_none part_counts part_marker; do
+	r=$(awk -F'\t' -v t="$p" '$1 == "inplace" && $2 == t && $4 == "mremap_tp_enter" { print "ran" }' \
+		"$out/overhead-programs.tsv" | head -n1)
+	check_eq "--parts ladder, $p: mremap_tp_enter has a row for inplace" ran "$r"
 done
 
 for f in overhead-runs.tsv overhead-tracers.tsv overhead-skips.tsv overhead-programs.tsv; do

@@ -399,4 +399,45 @@ else
 	not_ok "ptscope links left after Ctrl-C: bpftool's JSON did not parse"
 fi
 
+# --- export --parts: the programs keep only the parts named; what the
+# others count is absent from the page, never 0 ---
+# parts_page LIST: export --parts LIST around 3 PMD-aligned moves of the
+# workload's comm; the page in $TMP/parts.txt, stderr in $TMP/parts.err
+parts_page() {
+	PORT=$(free_port)
+	rm -f "$TMP/parts.txt"
+	"$PTSCOPE" export --listen "127.0.0.1:$PORT" -c "$COMM" --parts "$1" \
+		>/dev/null 2>"$TMP/parts.err" &
+	EXPORTER=$!
+	if ! wait_for 60 grep -qxF "ptscope: tracing, Ctrl-C to stop" "$TMP/parts.err"; then
+		not_ok "--parts $1: not ready within 60 s: $(tail -n1 "$TMP/parts.err")"
+	elif "$WORKLOAD" mremap --size 16M --align pmd --count 3 >/dev/null 2>&1; then
+		scrape "$TMP/parts.txt" >/dev/null
+	else
+		not_ok "--parts $1: the workload failed"
+	fi
+	kill -INT "$EXPORTER" 2>/dev/null
+	wait "$EXPORTER"
+	EXPORTER=
+}
+
+parts_page counts
+check_eq "--parts counts: 3 PMD moves counted" 3 "$(value "$TMP/parts.txt" "$pmd_calls")"
+check_eq "--parts counts: no histogram served" 0 "$(grep -c '^# TYPE .* histogram$' "$TMP/parts.txt")"
+check_eq "--parts counts: no per-cgroup family without its rows" 0 \
+	"$(grep -c '^ptscope_cgroup_' "$TMP/parts.txt")"
+if grep -q -- "--parts counts: the BPF programs keep only that" "$TMP/parts.err"; then
+	ok "--parts counts: a warning says what is left out"
+else
+	not_ok "--parts counts: no warning: $(head -c 300 "$TMP/parts.err")"
+fi
+parts_page counts,hists
+check_eq "--parts counts,hists: 3 PMD moves in the latency histogram" 3 \
+	"$(value "$TMP/parts.txt" "$pmd_count")"
+parts_page none
+check_eq "--parts none: no mremap counter served" 0 \
+	"$(grep -c '^ptscope_mremap_' "$TMP/parts.txt")"
+check_eq "--parts none: the probe table is still served" 1 \
+	"$(grep -c '^ptscope_probe_attached{metric="mremap.calls",' "$TMP/parts.txt")"
+
 tap_finish
