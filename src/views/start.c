@@ -5,8 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "data/cgroup.h"
+#include "data/format.h"
 #include "views/signals.h"
 #include "views/start.h"
+#include "views/term.h"
 
 /* --cgroup PATH: 0 with @t open, or 2 after saying what is wrong */
 static int resolve_cgroup(const char *arg, struct pts_cgroup_target *t)
@@ -198,9 +200,17 @@ int view_syscall_tax_note(const struct pts_engine *eng, char *buf, size_t len)
 static void note_syscall_tax(const struct pts_engine *eng)
 {
 	char note[1024];
+	int col;
 
-	if (view_syscall_tax_note(eng, note, sizeof(note)))
-		fprintf(stderr, "ptscope: note: %s\n", note);
+	if (!view_syscall_tax_note(eng, note, sizeof(note)))
+		return;
+	col = fprintf(stderr, "ptscope: note:");
+	/* one line for logs; on a terminal, lines that fit its window */
+	if (isatty(STDERR_FILENO))
+		fmt_wrap(stderr, col, 2, term_columns(STDERR_FILENO), note);
+	else
+		fprintf(stderr, " %s", note);
+	fputc('\n', stderr);
 }
 
 /*
