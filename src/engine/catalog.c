@@ -179,6 +179,7 @@ static const struct pts_candidate mremap_calls_cands[] = {
 		.exact = true,
 		.obj = PTS_OBJ_MREMAP,
 		.progs = { "mremap_tp_enter", "mremap_tp_exit" },
+		.taxes_syscalls = true,
 		.reqs = {
 			{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_enter_mremap" },
 			{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_exit_mremap" },
@@ -190,6 +191,7 @@ static const struct pts_candidate mremap_calls_cands[] = {
 		.exact = true,
 		.obj = PTS_OBJ_MREMAP,
 		.progs = { "mremap_btf_enter", "mremap_btf_exit" },
+		.taxes_syscalls = true,
 		.reqs = {
 			{ PTS_REQ_BTF_TRACE, "sys_enter" },
 			{ PTS_REQ_BTF_TRACE, "sys_exit" },
@@ -466,6 +468,7 @@ static const struct pts_candidate thp_fault_alloc_cands[] = {
 		.progs = { "thp_page_alloc", "thp_page_free",
 			   "thp_task_exit", "thp_madvise_enter",
 			   "thp_madvise_exit" },
+		.taxes_syscalls = true,
 		.reqs = {
 			{ PTS_REQ_BTF_TRACE, "mm_page_alloc" },
 			{ PTS_REQ_BTF_TRACE, "mm_page_free" },

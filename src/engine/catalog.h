@@ -18,6 +18,21 @@ enum pts_path_kind {
 	PTS_PATH_KINDS,
 };
 
+/*
+ * What a syscall tracepoint adds to every syscall on the box, in ns.
+ * The first probe on raw_syscalls:sys_enter or sys_exit, which every
+ * syscalls:* event registers (kernel/trace/trace_syscalls.c), sets
+ * SYSCALL_TRACEPOINT work on every task (syscall_regfunc(),
+ * kernel/tracepoint.c; TIF_SYSCALL_TRACEPOINT before 5.11), so every
+ * syscall of every process takes the slow path through
+ * syscall_trace_enter() until the last probe goes; fentry on a syscall
+ * function costs only calls of that function.  The figure is
+ * make bench-overhead's "syscall" row (a getppid() loop, ptscope export
+ * against no tracer, tracepoint path) on a 2-core Debian 12 machine
+ * running a 6.18 kernel.
+ */
+#define PTS_SYSCALL_TAX_NS	14
+
 /* --mode auto: every metric may use any kind (else one enum pts_path_kind) */
 #define PTS_MODE_AUTO	(-1)
 
@@ -74,6 +89,13 @@ struct pts_candidate {
 	 */
 	const char *counted_by;
 	unsigned int cfg_flags;			/* PTS_CFG_* it needs */
+	/*
+	 * attaches a syscall tracepoint (syscalls:* or raw_syscalls:*):
+	 * while attached every syscall of every task takes the slow path
+	 * (see PTS_SYSCALL_TAX_NS); tests/unit/test_catalog.c checks this
+	 * against the programs' sections
+	 */
+	bool taxes_syscalls;
 	struct pts_retarget retargets[PTS_MAX_RETARGETS];
 	struct pts_req reqs[PTS_MAX_REQS];
 };

@@ -40,6 +40,19 @@ static void candidates_text(FILE *out, const struct pts_report *rep,
 	}
 }
 
+/* under the status table: the metrics whose path slows every syscall */
+static void syscall_tax_text(FILE *out, const struct pts_engine *eng)
+{
+	char note[1024];
+	int col;
+
+	if (!view_syscall_tax_note(eng, note, sizeof(note)))
+		return;
+	col = fprintf(out, "\nnote: ") - 1;
+	report_wrap(out, col, col, note);
+	fputc('\n', out);
+}
+
 static void probe_text(FILE *out, struct pts_tracer *s)
 {
 	struct pts_hook hooks[PTS_MAX_LINKS];
@@ -54,6 +67,7 @@ static void probe_text(FILE *out, struct pts_tracer *s)
 		s->kf.kprobe_pmu ? "yes" : "no");
 	fprintf(out, "\nmetric                   status    path\n");
 	report_metric_status(out, &s->rep);
+	syscall_tax_text(out, &s->eng);
 	fprintf(out, "\ncandidates, best first (* = attached):\n");
 	for (i = 0; i < s->eng.nr_choices; i++) {
 		ch = &s->eng.choices[i];
@@ -92,6 +106,23 @@ static json_object *hooks_json(struct pts_tracer *s)
 	return arr;
 }
 
+/* the metrics on syscall tracepoints, and what that costs each syscall */
+static json_object *syscall_tax_json(const struct pts_engine *eng)
+{
+	json_object *tax = json_object_new_object();
+	json_object *names = json_object_new_array();
+	int i;
+
+	for (i = 0; i < eng->nr_choices; i++)
+		if (view_taxes_syscalls(&eng->choices[i]))
+			json_object_array_add(names, json_object_new_string(
+					eng->choices[i].metric->name));
+	json_object_object_add(tax, "metrics", names);
+	json_object_object_add(tax, "ns_per_syscall",
+			       json_object_new_int(PTS_SYSCALL_TAX_NS));
+	return tax;
+}
+
 int view_probe(const struct pts_options *opts)
 {
 	struct pts_tracer s;
@@ -107,6 +138,8 @@ int view_probe(const struct pts_options *opts)
 		json_object_object_add(root, "system", report_system_json(&s.rep));
 		json_object_object_add(root, "metrics", report_metrics_json(&s.rep));
 		json_object_object_add(root, "hooks", hooks_json(&s));
+		json_object_object_add(root, "syscall_tax",
+				       syscall_tax_json(&s.eng));
 		ret = report_write_json(root, opts->output);
 		json_object_put(root);
 	} else {

@@ -5,8 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "data/cgroup.h"
+#include "data/format.h"
 #include "views/signals.h"
 #include "views/start.h"
+#include "views/term.h"
 
 /* --cgroup PATH: 0 with @t open, or 2 after saying what is wrong */
 static int resolve_cgroup(const char *arg, struct pts_cgroup_target *t)
@@ -162,6 +164,74 @@ static void explain_eperm(const struct pts_engine *eng)
 		"  sysctl kernel.unprivileged_bpf_disabled when not root\n");
 }
 
+bool view_taxes_syscalls(const struct pts_choice *ch)
+{
+	return ch->chosen >= 0 && ch->metric->cands[ch->chosen].taxes_syscalls;
+}
+
+/* the metrics on syscall tracepoints, ", " between them; how many */
+static int taxed_metrics(const struct pts_engine *eng, char *buf, size_t len)
+{
+	size_t at = 0;
+	int i, w, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < eng->nr_choices; i++) {
+		if (!view_taxes_syscalls(&eng->choices[i]))
+			continue;
+		w = snprintf(buf + at, len - at, "%s%s", n ? ", " : "",
+			     eng->choices[i].metric->name);
+		n++;
+		if (w < 0 || (size_t)w >= len - at)
+			break;	/* cut short, still terminated */
+		at += w;
+	}
+	return n;
+}
+
+int view_syscall_tax_note(const struct pts_engine *eng, char *buf, size_t len)
+{
+	char names[PTS_MAX_METRICS * 32];
+	int n = taxed_metrics(eng, names, sizeof(names));
+
+	buf[0] = '\0';
+	if (!n)
+		return 0;
+	/*
+	 * --mode tracepoint did not try fentry; in any other mode a metric
+	 * lands on these tracepoints only after its fentry candidate failed
+	 * (a --mode kind that the metric lacks leaves it every candidate)
+	 */
+	snprintf(buf, len, "%s %s on syscall tracepoints, which slow every "
+		 "syscall on this box while ptscope runs (about +%d ns each, "
+		 "measured by make bench-overhead); %s", names,
+		 n == 1 ? "is" : "are", PTS_SYSCALL_TAX_NS,
+		 eng->mode == PTS_PATH_TRACEPOINT ?
+		 "where fentry loads, --mode auto or fentry avoids that" :
+		 "fentry would avoid that but is not available here");
+	return n;
+}
+
+/*
+ * top and export run for long: say that the box pays for them (probe
+ * reports it, stat runs one command, snoop is a short look)
+ */
+static void note_syscall_tax(const struct pts_engine *eng)
+{
+	char note[1024];
+	int col;
+
+	if (!view_syscall_tax_note(eng, note, sizeof(note)))
+		return;
+	col = fprintf(stderr, "ptscope: note:");
+	/* one line for logs; on a terminal, lines that fit its window */
+	if (isatty(STDERR_FILENO))
+		fmt_wrap(stderr, col, 2, term_columns(STDERR_FILENO), note);
+	else
+		fprintf(stderr, " %s", note);
+	fputc('\n', stderr);
+}
+
 /*
  * What the user asked for and did not get, said once, after attaching.
  * EPERM is explained where it matters: probe, -v, an explicit --mode, or
@@ -184,6 +254,8 @@ static void report_start(const struct pts_tracer *t,
 			"programs keep only that; what the other parts count "
 			"is not served (for measuring overhead)\n",
 			opts->parts_arg);
+	if (!ret && (opts->cmd == PTS_CMD_TOP || opts->cmd == PTS_CMD_EXPORT))
+		note_syscall_tax(&t->eng);
 }
 
 void view_warn_comm_unmatched(const struct pts_options *opts,

@@ -21,6 +21,15 @@ int view_tracer_start(struct pts_tracer *t, const struct pts_options *opts,
 int view_serve_start(struct pts_tracer *t, struct pts_export_source *src,
 		     const struct pts_options *opts, bool serve,
 		     struct pts_exporter **ex);
+/* is @ch attached through a candidate on syscall tracepoints? */
+bool view_taxes_syscalls(const struct pts_choice *ch);
+/*
+ * Which metrics of @eng are on syscall tracepoints, which slow every
+ * syscall on the box, and what avoids that, as one sentence in @buf (""
+ * if none); top and export print it at startup.  The number named.
+ */
+int view_syscall_tax_note(const struct pts_engine *eng, char *buf,
+			  size_t len);
 /*
  * At the end of a run with -c: warn on stderr when @snap (the whole run's
  * totals) has no process row, so the name matched nothing.

@@ -96,6 +96,30 @@ else
 	not_ok "ptscope probe --json failed: $(head -n1 "$TMP/err")"
 fi
 
+# --mode tracepoint puts mremap.calls on syscall tracepoints, which slow
+# every syscall on the box: top and export say so in one line on stderr,
+# probe in its report (text) or its syscall_tax (JSON), stat not at all
+TAX_NOTE='^ptscope: note: mremap\.calls(, [a-z_.]*)* (is|are) on syscall tracepoints, which slow every syscall'
+for args in "top" "export --listen 127.0.0.1:$(free_port)"; do
+	# shellcheck disable=SC2086 # $args: the command and its options
+	timeout 30 "$PTSCOPE" $args --mode tracepoint -d 1 >/dev/null 2>"$TMP/tax.err"
+	check_eq "${args%% *} --mode tracepoint: exit 0, one note that syscall tracepoints slow every syscall" \
+		"0 1 1" "$? $(grep -cE "$TAX_NOTE" "$TMP/tax.err") $(grep -c 'syscall tracepoints' "$TMP/tax.err")"
+done
+"$PTSCOPE" stat --mode tracepoint -- true >/dev/null 2>"$TMP/tax.err"
+check_eq "stat --mode tracepoint: no syscall tracepoint note" "0 0" \
+	"$? $(grep -c 'syscall tracepoints' "$TMP/tax.err")"
+"$PTSCOPE" probe --mode tracepoint >"$TMP/tax.out" 2>"$TMP/tax.err"
+check_eq "probe --mode tracepoint: the note in the report, not on stderr" "0 1 0" \
+	"$? $(grep -c '^note: mremap\.calls.* on syscall tracepoints' "$TMP/tax.out") $(grep -c 'syscall tracepoints' "$TMP/tax.err")"
+if "$PTSCOPE" probe --json --mode tracepoint >"$TMP/tax.json" 2>"$TMP/tax.err"; then
+	check_eq "probe --json --mode tracepoint: valid JSON, syscall_tax names mremap.calls, ns_per_syscall > 0" \
+		"True True" \
+		"$(json "$TMP/tax.json" "' '.join(str(x) for x in ('mremap.calls' in d['syscall_tax']['metrics'], d['syscall_tax']['ns_per_syscall'] > 0))")"
+else
+	not_ok "ptscope probe --json --mode tracepoint failed: $(head -n1 "$TMP/tax.err")"
+fi
+
 # This box refuses fentry (EPERM) and has no kprobes: probe must say so,
 # and --mode fentry warns for each metric it leaves without a path.
 if [ -z "${PTSCOPE_KERNEL_HAS_FENTRY:-}" ]; then

@@ -152,6 +152,85 @@ static void test_metric_references(void **state)
 }
 
 /*
+ * Does @sec hook a syscall tracepoint: a syscalls:* event, or
+ * raw_syscalls:sys_enter/sys_exit (as tracepoint, raw_tp or tp_btf)?
+ */
+static bool sec_taxes_syscalls(const char *sec)
+{
+	static const char *const taxing[] = {
+		"tracepoint/syscalls/", "tp/syscalls/",
+		"tracepoint/raw_syscalls/", "tp/raw_syscalls/",
+		"raw_tracepoint/sys_enter", "raw_tracepoint/sys_exit",
+		"raw_tp/sys_enter", "raw_tp/sys_exit",
+		"tp_btf/sys_enter", "tp_btf/sys_exit",
+	};
+	size_t i, n;
+
+	for (i = 0; i < sizeof(taxing) / sizeof(taxing[0]); i++) {
+		n = strlen(taxing[i]);
+		/* "tp_btf/sys_enter" but not "tp_btf/sys_enter_foo" */
+		if (!strncmp(sec, taxing[i], n) &&
+		    (taxing[i][n - 1] == '/' || !sec[n]))
+			return true;
+	}
+	return false;
+}
+
+/* does any program of @c hook a syscall tracepoint? */
+static bool cand_hooks_syscalls(const struct pts_candidate *c)
+{
+	struct bpf_program *prog;
+	int i;
+
+	for (i = 0; i < nr_progs(c); i++) {
+		prog = objects_prog(&objs, c->obj, c->progs[i]);
+		if (prog && sec_taxes_syscalls(bpf_program__section_name(prog)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * taxes_syscalls is set exactly on the candidates with a program on a
+ * syscall tracepoint, as their sections say, so the startup note cannot
+ * drift from the BPF objects
+ */
+static void test_syscall_tax_flag(void **state)
+{
+	const struct pts_candidate *c;
+	int i, j, nr_taxing = 0;
+	bool hooks;
+
+	for (i = 0; i < pts_catalog_len; i++) {
+		for (j = 0; j < pts_catalog[i].nr_cands; j++) {
+			c = &pts_catalog[i].cands[j];
+			hooks = cand_hooks_syscalls(c);
+			if (hooks != c->taxes_syscalls)
+				print_error("%s: %s: taxes_syscalls is %d, "
+					    "its programs %s a syscall "
+					    "tracepoint\n", pts_catalog[i].name,
+					    c->label, c->taxes_syscalls,
+					    hooks ? "hook" : "do not hook");
+			assert_int_equal(hooks, c->taxes_syscalls);
+			nr_taxing += hooks;
+		}
+	}
+	/* the witness: this catalog has such candidates */
+	assert_true(nr_taxing > 0);
+}
+
+static void test_syscall_tax_sections(void **state)
+{
+	assert_true(sec_taxes_syscalls("tracepoint/syscalls/sys_enter_mremap"));
+	assert_true(sec_taxes_syscalls("tp_btf/sys_exit"));
+	assert_true(sec_taxes_syscalls("raw_tp/sys_enter"));
+	assert_false(sec_taxes_syscalls("tp_btf/sys_enter_foo"));
+	assert_false(sec_taxes_syscalls("tp_btf/mm_page_alloc"));
+	assert_false(sec_taxes_syscalls("fentry/__x64_sys_mremap"));
+	assert_false(sec_taxes_syscalls("tracepoint/sched/sched_process_exit"));
+}
+
+/*
  * What the engine keeps per metric and candidate is large enough, and its
  * link table holds the programs of every metric's largest candidate.
  */
@@ -179,6 +258,8 @@ int main(void)
 		cmocka_unit_test(test_retargets_name_own_programs),
 		cmocka_unit_test(test_metric_references),
 		cmocka_unit_test(test_counts_fit),
+		cmocka_unit_test(test_syscall_tax_sections),
+		cmocka_unit_test(test_syscall_tax_flag),
 	};
 
 	return cmocka_run_group_tests(tests, open_objects, close_objects);
