@@ -464,8 +464,9 @@ echo "ptscope overhead: kernel $(uname -r) $(uname -m), page size ${PAGE_KB} KiB
 	"ptscope --mode $MODE, $ROUNDS round(s), $(date -u '+%Y-%m-%d %H:%M UTC')"
 [ "$TINY" = 1 ] && echo "(--tiny: smoke-test counts, the numbers mean nothing)"
 [ "$VM" = 1 ] && echo "(--vm: under TCG only ratios mean something)"
-awk -F'\t' -v vm="$VM" -v tracers="$TRACERS" -v workloads="$WORKLOADS" \
-	-v page_kb="$PAGE_KB" -v pmd_kb="$PMD_KB" -v mthp_kb="$MTHP_KB" '
+# awk functions both tables use: the median of val[key, 1..cnt[key]]
+# (lo[key] and hi[key] set to its range), the reason a cell has no data
+AWK_COMMON='
 function median(key,   n, i, j, v, a) {
 	n = cnt[key]
 	for (i = 1; i <= n; i++) a[i] = val[key, i]
@@ -477,21 +478,22 @@ function median(key,   n, i, j, v, a) {
 	lo[key] = a[1]; hi[key] = a[n]
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-# a / b; n/a when either is not above 0 (the added cost lost in noise)
-function ratio(a, b) {
-	return (a != "" && a > 0 && b > 0) ? sprintf("%.2f", a / b) : "n/a"
-}
 function reason(t, w) {
 	if ((t, w) in why) return why[t, w]
 	if ((t, "*") in why) return why[t, "*"]
 	if (("*", w) in why) return why["*", w]
 	return ""
 }
+FILENAME ~ /skips/ && FNR > 1 { if (!(($1, $2) in why)) why[$1, $2] = $3 }
+'
+awk -F'\t' -v vm="$VM" -v tracers="$TRACERS" -v workloads="$WORKLOADS" \
+	-v page_kb="$PAGE_KB" -v pmd_kb="$PMD_KB" -v mthp_kb="$MTHP_KB" "$AWK_COMMON"'
+# a / b; n/a when either is not above 0 (the added cost lost in noise)
+function ratio(a, b) {
+	return (a != "" && a > 0 && b > 0) ? sprintf("%.2f", a / b) : "n/a"
+}
 FILENAME ~ /runs/ && FNR > 1 {
 	k = $1 SUBSEP $2; val[k, ++cnt[k]] = $4
-}
-FILENAME ~ /skips/ && FNR > 1 {
-	if (!(($1, $2) in why)) why[$1, $2] = $3
 }
 FILENAME ~ /tracers/ && FNR > 1 {
 	if ($3 != "") { rk = $1; rv[rk, ++rc[rk]] = $3 }
@@ -639,25 +641,8 @@ END {
 # the wall time; against nothing for the BPF run time); the BPF run time
 # is summed over programs and rounds, per operation of the workload
 awk -F'\t' -v vm="$VM" -v workloads="$WORKLOADS" -v ladder="$LADDER" \
-	-v tracers="$TRACERS" '
-function median(key,   n, i, j, v, a) {
-	n = cnt[key]
-	for (i = 1; i <= n; i++) a[i] = val[key, i]
-	for (i = 2; i <= n; i++) {	# insertion sort
-		v = a[i]
-		for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]
-		a[j + 1] = v
-	}
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function reason(t, w) {
-	if ((t, w) in why) return why[t, w]
-	if ((t, "*") in why) return why[t, "*"]
-	if (("*", w) in why) return why["*", w]
-	return "no data"
-}
+	-v tracers="$TRACERS" "$AWK_COMMON"'
 FILENAME ~ /runs/ && FNR > 1 { k = $1 SUBSEP $2; val[k, ++cnt[k]] = $4 }
-FILENAME ~ /skips/ && FNR > 1 { if (!(($1, $2) in why)) why[$1, $2] = $3 }
 FILENAME ~ /programs/ && FNR > 1 {
 	k = $1 SUBSEP $2
 	bpf_ns[k] += $6
@@ -687,7 +672,8 @@ END {
 		for (j = 1; j <= n; j++) {
 			t = L[j]; k = w SUBSEP t
 			if (!cnt[k]) {
-				printf "  %-30s not run: %s\n", name[t], reason(t, w)
+				r = reason(t, w)
+				printf "  %-30s not run: %s\n", name[t], r == "" ? "no data" : r
 				prev = ""; prev_bpf = ""
 				continue
 			}

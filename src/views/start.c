@@ -198,15 +198,14 @@ int view_syscall_tax_note(const struct pts_engine *eng, char *buf, size_t len)
 	if (!n)
 		return 0;
 	/*
-	 * --mode tracepoint did not try fentry; in any other mode a metric
-	 * lands on these tracepoints only after its fentry candidate failed
-	 * (a --mode kind that the metric lacks leaves it every candidate)
+	 * only --mode auto tried fentry first: a metric lands on these
+	 * tracepoints there only after its fentry candidate failed
 	 */
 	snprintf(buf, len, "%s %s on syscall tracepoints, which slow every "
 		 "syscall on this box while ptscope runs (about +%d ns each, "
 		 "measured by make bench-overhead); %s", names,
 		 n == 1 ? "is" : "are", PTS_SYSCALL_TAX_NS,
-		 eng->mode == PTS_PATH_TRACEPOINT ?
+		 eng->mode != PTS_MODE_AUTO ?
 		 "where fentry loads, --mode auto or fentry avoids that" :
 		 "fentry would avoid that but is not available here");
 	return n;
