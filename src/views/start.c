@@ -202,8 +202,8 @@ int view_syscall_tax_note(const struct pts_engine *eng, char *buf, size_t len)
 	 * tracepoints there only after its fentry candidate failed
 	 */
 	snprintf(buf, len, "%s %s on syscall tracepoints, which slow every "
-		 "syscall on this box while ptscope runs (about +%d ns each, "
-		 "measured by make bench-overhead); %s", names,
+		 "syscall on this box while ptscope runs (about +%d ns each "
+		 "where make bench-overhead measured it); %s", names,
 		 n == 1 ? "is" : "are", PTS_SYSCALL_TAX_NS,
 		 eng->mode != PTS_MODE_AUTO ?
 		 "where fentry loads, --mode auto or fentry avoids that" :
