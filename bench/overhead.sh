@@ -27,7 +27,9 @@
 #            --rounds says otherwise
 #   --mode   ptscope's --mode (auto, fentry, kprobe, tracepoint, patched)
 #   --report only print the tables again, from the rows in --out
-# Environment: PTSCOPE, BENCH, FLOOR, BPFTRACE, STRESS_NG, PORT, THP_SYSFS; the
+# Environment: PTSCOPE, BENCH, FLOOR, BPFTRACE, STRESS_NG, PORT, THP_SYSFS,
+# BASELINE (another build's ptscope: its export, with and without
+# --bpf-stats, runs in the same rounds, for before/after figures); the
 # counts INPLACE_N, MOVE_PMD_N, MOVE_PTE_N, FAULT_MB, FAULT_N, THP_MB,
 # THP_N, BIGHEAP_S, SYSCALL_N.  Needs root (BPF, and the THP knobs it sets for the
 # mTHP loop and restores).
@@ -94,7 +96,13 @@ READY_S=60
 
 # the parts ladder: each step keeps one part more (export --parts)
 LADDER="part_none part_counts part_hists part_procs part_cgroups part_marker"
-TRACERS=${TRACERS:-"none floor top export stat folio bpftrace bpftrace_count bpf_stats $LADDER"}
+# BASELINE: another build's ptscope, for before/after rows in the same run
+BASELINE=${BASELINE:-}
+if [ -n "$BASELINE" ]; then
+	TRACERS=${TRACERS:-"none floor top export base_export stat folio bpftrace bpftrace_count bpf_stats base_bpf_stats $LADDER"}
+else
+	TRACERS=${TRACERS:-"none floor top export stat folio bpftrace bpftrace_count bpf_stats $LADDER"}
+fi
 WORKLOADS=${WORKLOADS:-"inplace move_pmd move_pte fault_4k fault_mthp fault_pmd bigheap syscall"}
 
 TMP=$(mktemp -d /tmp/ptscope-overhead.XXXXXX)
@@ -297,6 +305,12 @@ tracer_why() {
 			>"$TMP/folio.txt" 2>&1
 		sed -n 's/^  mremap\.folio_lookups *unavailable: //p' "$TMP/folio.txt" |
 			cut -c1-160 ;;
+	base_*)
+		if [ -z "$BASELINE" ]; then
+			echo "no BASELINE=PATH to another build's ptscope"
+		elif ! [ -x "$BASELINE" ]; then
+			echo "BASELINE $BASELINE is no executable"
+		fi ;;
 	bpftrace|bpftrace_count)
 		if [ "$VM" = 1 ]; then
 			echo "not in the VM image (static binaries only)"
@@ -338,6 +352,10 @@ start_tracer() {
 		--listen "127.0.0.1:$PORT" >"$TMP/t.out" 2>"$TMP/t.err" & ;;
 	bpf_stats) "$PTSCOPE" export --mode "$MODE" --bpf-stats \
 		--listen "127.0.0.1:$PORT" >"$TMP/t.out" 2>"$TMP/t.err" & ;;
+	base_export) "$BASELINE" export --mode "$MODE" \
+		--listen "127.0.0.1:$PORT" >"$TMP/t.out" 2>"$TMP/t.err" & ;;
+	base_bpf_stats) "$BASELINE" export --mode "$MODE" --bpf-stats \
+		--listen "127.0.0.1:$PORT" >"$TMP/t.out" 2>"$TMP/t.err" & ;;
 	part_*) "$PTSCOPE" export --mode "$MODE" --bpf-stats \
 		--parts "$(part_list "$t")" --listen "127.0.0.1:$PORT" \
 		>"$TMP/t.out" 2>"$TMP/t.err" & ;;
@@ -352,7 +370,7 @@ start_tracer() {
 		case $t in
 		floor) grep -q '^ready' "$TMP/t.out" && break ;;
 		top) grep -q 'tracing, Ctrl-C' "$TMP/t.err" && break ;;
-		export|folio|bpf_stats|part_*) fetch_metrics && break ;;
+		export|folio|bpf_stats|base_*|part_*) fetch_metrics && break ;;
 		bpftrace*) grep -q '^Attaching' "$TMP/t.out" && break ;;
 		esac
 		if ! kill -0 "$tpid" 2>/dev/null; then
@@ -419,7 +437,8 @@ while [ "$round" -le "$ROUNDS" ]; do
 			if [ "$t" = stat ]; then
 				watch=1 run_workload "$w" "$PTSCOPE" stat --mode "$MODE" \
 					-o "$TMP/stat.txt" --
-			elif [ "$t" = bpf_stats ] || [ -n "$(part_list "$t")" ]; then
+			elif [ "$t" = bpf_stats ] || [ "$t" = base_bpf_stats ] ||
+			     [ -n "$(part_list "$t")" ]; then
 				# both pages or no row (a missing page is no zero)
 				rm -f "$TMP/before.prom" "$TMP/after.prom"
 				fetch_metrics "$TMP/before.prom"
@@ -506,6 +525,8 @@ END {
 	label["stat"] = "ptscope stat -- CMD"
 	label["folio"] = "ptscope export --metric mremap.folio_lookups"
 	label["bpf_stats"] = "ptscope export --bpf-stats"
+	label["base_export"] = "export, the BASELINE build"
+	label["base_bpf_stats"] = "export --bpf-stats, the BASELINE build"
 	label["bpftrace"] = "bpftrace, same counts"
 	label["bpftrace_count"] = "bpftrace, @=count() on mremap"
 	label["part_none"] = "export --bpf-stats --parts none"
@@ -595,17 +616,20 @@ END {
 # what each BPF program cost per workload operation, as the kernel timed
 # it (--bpf-stats): summed over the rounds; the share is of the
 # operation's mean time under the same tracer, so it holds under TCG
-awk -F'\t' -v vm="$VM" -v workloads="$WORKLOADS" '
-FILENAME ~ /programs/ && FNR > 1 && $2 == "bpf_stats" {
+# program_table TRACER TITLE
+program_table() {
+awk -F'\t' -v vm="$VM" -v workloads="$WORKLOADS" -v tracer="$1" \
+	-v title="$2" '
+FILENAME ~ /programs/ && FNR > 1 && $2 == tracer {
 	k = $1 SUBSEP $4
 	if (!(k in runs)) progs[$1] = progs[$1] " " $4
 	runs[k] += $5; ns[k] += $6; ops[k] += $7
 }
-FILENAME ~ /runs/ && FNR > 1 && $2 == "bpf_stats" {
+FILENAME ~ /runs/ && FNR > 1 && $2 == tracer {
 	op_ns[$1] += $4; op_n[$1]++
 }
 END {
-	printf "\nBPF programs under ptscope export --bpf-stats, per workload operation, costliest first\n"
+	printf "\nBPF programs under %s, per workload operation, costliest first\n", title
 	nw = split(workloads, W, " ")
 	for (i = 1; i <= nw; i++) {
 		w = W[i]
@@ -636,6 +660,13 @@ END {
 		}
 	}
 }' "$PRG" "$RES" | tee -a "$OUT/overhead-table.txt"
+}
+program_table bpf_stats "ptscope export --bpf-stats"
+case " $TRACERS " in
+*" base_bpf_stats "*)
+	program_table base_bpf_stats "the baseline's export --bpf-stats" ;;
+esac
+
 # what each part adds: one step of the ladder against the step before
 # (--parts none against the floor's empty programs on the same hooks, for
 # the wall time; against nothing for the BPF run time); the BPF run time

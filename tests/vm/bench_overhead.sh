@@ -7,6 +7,8 @@
 #   KERNEL: a kernel of tests/vm/infra/kernels.tsv, e.g. 6.12-amd64
 #   TRACERS, WORKLOADS (environment): bench/overhead.sh's lists, to run
 #   fewer of them in the guest
+#   BASELINE (environment): another build's static ptscope for the guest's
+#   arch, run as bench/overhead.sh's BASELINE (before/after in one run)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -28,13 +30,19 @@ esac
 lists=
 [ -n "${TRACERS:-}" ] && lists="ptscope.tracers=$(echo "$TRACERS" | tr ' ' ,)"
 [ -n "${WORKLOADS:-}" ] && lists="$lists ptscope.workloads=$(echo "$WORKLOADS" | tr ' ' ,)"
+baseline=()
+if [ -n "${BASELINE:-}" ]; then
+	baseline=("$BASELINE:/bin/ptscope-baseline")
+	lists="$lists ptscope.baseline=1"
+fi
 work=$(mktemp -d /tmp/ptscope-overhead-vm.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 if ! "$here/infra/mkinitramfs.sh" "$work/initrd.cpio.gz" "$guest_arch" \
 	"$here/scenarios/overhead.sh" "$bin/ptscope" "$bin/ptscope-bench" \
 	"$bin/ptscope-floor" "$top/bench/overhead.sh:/lib/overhead.sh" \
 	"$top/bench/overhead.bt:/lib/overhead.bt" \
-	"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" >"$work/mkinitramfs.log" 2>&1; then
+	"$here/scenarios/lib.sh:/lib/ptscope-scenarios.sh" "${baseline[@]}" \
+	>"$work/mkinitramfs.log" 2>&1; then
 	echo "$0: initramfs: $(tail -n1 "$work/mkinitramfs.log")" >&2
 	exit 1
 fi

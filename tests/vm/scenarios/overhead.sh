@@ -4,7 +4,8 @@
 # its table in an @@BEGIN/@@END block per mode.  Rounds, --tiny and the
 # tracer and workload lists come from the kernel command line
 # (ptscope.rounds=N, ptscope.tiny=1, ptscope.tracers=A,B,
-# ptscope.workloads=A,B; commas for spaces).
+# ptscope.workloads=A,B; commas for spaces; ptscope.baseline=1: the
+# initramfs has another build as /bin/ptscope-baseline).
 # Runs under busybox sh in the initramfs; helpers in lib.sh.
 
 . /lib/ptscope-scenarios.sh
@@ -17,6 +18,7 @@ tracers=$(cmdline_value tracers '')
 workloads=$(cmdline_value workloads '')
 [ -n "$tracers" ] && export TRACERS="$(echo "$tracers" | tr , ' ')"
 [ -n "$workloads" ] && export WORKLOADS="$(echo "$workloads" | tr , ' ')"
+[ "$(cmdline_value baseline 0)" = 1 ] && export BASELINE=/bin/ptscope-baseline
 echo "@@KERNEL $(uname -r) $(uname -m)"
 for mode in fentry kprobe; do
 	# shellcheck disable=SC2086
