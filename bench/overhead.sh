@@ -670,16 +670,23 @@ esac
 # what each part adds: one step of the ladder against the step before
 # (--parts none against the floor's empty programs on the same hooks, for
 # the wall time; against nothing for the BPF run time); the BPF run time
-# is summed over programs and rounds, per operation of the workload
+# per operation of the workload is summed over programs, its median over
+# the rounds given (this box is bimodal: a sum would follow its slow rounds)
 awk -F'\t' -v vm="$VM" -v workloads="$WORKLOADS" -v ladder="$LADDER" \
 	-v tracers="$TRACERS" "$AWK_COMMON"'
 FILENAME ~ /runs/ && FNR > 1 { k = $1 SUBSEP $2; val[k, ++cnt[k]] = $4 }
-FILENAME ~ /programs/ && FNR > 1 {
+FILENAME ~ /programs/ && FNR > 1 && $7 > 0 {
 	k = $1 SUBSEP $2
-	bpf_ns[k] += $6
-	if (!((k, $3) in ops_of)) { ops_of[k, $3] = $7; ops[k] += $7 }
+	if (!((k, $3) in bpf_round)) rounds[k] = rounds[k] " " $3
+	bpf_round[k, $3] += $6 / $7
 }
 END {
+	# the BPF time per operation of each round, as val[] for median()
+	for (k in rounds) {
+		nr = split(rounds[k], R, " ")
+		for (r = 1; r <= nr; r++) val["bpf" SUBSEP k, r] = bpf_round[k, R[r]]
+		cnt["bpf" SUBSEP k] = nr
+	}
 	if (index(" " tracers " ", " part_none ") == 0)
 		exit
 	n = split(ladder, L, " ")
@@ -709,7 +716,7 @@ END {
 				continue
 			}
 			m = median(k)
-			b = ops[k] ? bpf_ns[k] / ops[k] : ""
+			b = cnt["bpf" SUBSEP k] ? median("bpf" SUBSEP k) : ""
 			if (vm) {
 				# under TCG: the BPF time as a share of the operation
 				bs = b == "" ? "" : 100 * b / m

@@ -682,8 +682,6 @@ static __always_inline long pte_scan_one(__u64 i, struct pte_scan *sc)
 		sc->b.skip--;
 		return 0;
 	}
-	if (!(cfg.flags & PTS_CFG_BATCH_INFER))
-		return 0;
 	pte_batch_entry(&sc->b, sc->n - i, pte, sc->first_index + idx);
 	return 0;
 }
@@ -702,6 +700,48 @@ static long pte_scan_chunk(__u64 chunk, struct pte_scan *sc)
 		if (pte_scan_one(chunk * PTE_SCAN_CHUNK + j, sc))
 			return 1;
 	return 0;
+}
+
+/*
+ * Where no PTE moves in a batch of more than one, only the non-none
+ * entries count: before 6.17, and on x86 (see single_batches()).
+ * PTE_COUNT_CHUNK of them per bpf_loop() callback, with no state between
+ * entries, so the verifier takes a long unrolled body and the callbacks
+ * cost little per entry (a table of 512 entries takes 8 callbacks here,
+ * 64 through pte_scan_chunk()).
+ */
+#define PTE_COUNT_CHUNK	64
+
+static long pte_count_chunk(__u64 chunk, struct pte_scan *sc)
+{
+	__u32 first = chunk * PTE_COUNT_CHUNK, j;
+	__u64 ptes = 0;
+
+	for (j = 0; j < PTE_COUNT_CHUNK; j++) {
+		if (first + j >= sc->n)
+			break;
+		ptes += sc->buf->entries[(first + j) & (PTS_PTE_TABLE_MAX - 1)] != 0;
+	}
+	sc->ptes += ptes;
+	return first + PTE_COUNT_CHUNK >= sc->n;
+}
+
+/*
+ * 6.17+ on x86: pte_batch_hint() is 1 for every entry, so
+ * mremap_folio_pte_batch() returns 1 before its folio lookup and each of
+ * the @ptes non-none entries moves alone (mm/mremap.c, 7.3): as many
+ * batches of one, and no lookup.
+ */
+static __always_inline void single_batches(struct mpt_walk *w, __u64 ptes,
+					   bool sizes)
+{
+	if (!ptes)
+		return;
+	w->iter_batches += ptes;
+	if (!w->iter_max_batch)
+		w->iter_max_batch = 1;
+	if (sizes)
+		hist_add_n(PTS_H_PTE_BATCH, 1, ptes);
 }
 
 /*
@@ -739,8 +779,15 @@ static __always_inline void marker_pte_table(__u64 *ptep)
 		return;
 	if (bpf_probe_read_kernel(sc.buf->entries, size, ptep))
 		return;
-	if (cfg.flags & PTS_CFG_BATCH_INFER)
-		memmap_read_base();
+	if (!(cfg.flags & PTS_CFG_BATCH_INFER) || !has_batch_hints()) {
+		bpf_loop(PTS_PTE_TABLE_MAX / PTE_COUNT_CHUNK, pte_count_chunk,
+			 &sc, 0);
+		w->iter_ptes += sc.ptes;
+		if (cfg.flags & PTS_CFG_BATCH_INFER)
+			single_batches(w, sc.ptes, sc.b.sizes);
+		return;
+	}
+	memmap_read_base();
 	bpf_loop(PTS_PTE_TABLE_MAX / PTE_SCAN_CHUNK, pte_scan_chunk, &sc, 0);
 	batch_close(&sc.b);
 	if (sc.b.sizes && sc.b.singles)

@@ -114,6 +114,16 @@ static __always_inline int pmd_entry_none(__u64 pud, __u64 addr)
 /* output address bits [47:12] (4K) or [47:14] (16K), without LPA2 */
 #define ARM64_PTE_ADDR_MASK	0x0000fffffffff000ULL
 
+/* can pte_batch_hint() be above 1: arm64 only (contpte) */
+static __always_inline bool has_batch_hints(void)
+{
+#if defined(__TARGET_ARCH_arm64)
+	return true;
+#else
+	return false;
+#endif
+}
+
 static __always_inline __u32 batch_hint(__u64 pte, __u32 table_index)
 {
 #if defined(__TARGET_ARCH_arm64)
