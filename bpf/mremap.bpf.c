@@ -642,47 +642,53 @@ static __always_inline bool batch_extend(struct pte_batches *sc, __u64 pte,
 }
 
 /*
- * The first entry of a hinted block, or an entry outside one, with @left
- * entries from it to the extent's end.  A global function: the verifier
- * checks it once, not once per entry of each unrolled chunk (inlined, the
- * batch state made the marker too large to verify).
+ * 1 when @pte is not none, 0 when it is, without a branch: BPF has no
+ * set-on-condition instruction, so "pte != 0" becomes a jump, and in a
+ * loop the verifier then follows each path with its own range of the
+ * running count (a 64-entry loop of those ran past its million
+ * instructions on 6.18).  The asm keeps clang from turning it back into
+ * a compare.
  */
-__noinline int pte_batch_entry(struct pte_batches *sc, __u32 left, __u64 pte,
+static __always_inline __u64 pte_present_bit(__u64 pte)
+{
+	pte |= -pte;	/* the top bit is set for every pte but 0 */
+	opaque_index(pte);
+	return pte >> 63;
+}
+
+/* 1 when @i < @n (both below 2^32), without a branch */
+static __always_inline __u64 below_bit(__u64 i, __u64 n)
+{
+	return (i - n) >> 63;
+}
+
+/*
+ * One entry of the loop in move_ptes() (6.17+), with @left entries from
+ * it to the extent's end: a none entry is skipped; a present one starts
+ * or extends a batch (batch_open()), or is inside the hinted block the
+ * open batch took; anything else non-none moves alone.  A global
+ * function: the verifier checks it once for any batch state, where
+ * inlined in the scan loop it followed every state the entries before
+ * could leave, per entry (the marker came near its million instructions).
+ */
+__noinline int pte_batch_entry(struct pte_batches *sc, __u64 pte, __u32 left,
 			       __u32 index)
 {
 	if (!sc)
 		return 0;
+	if (!pte) {
+		if (!sc->skip)
+			batch_close(sc);
+		return 0;
+	}
+	if (sc->skip) {
+		sc->skip--;
+		return 0;
+	}
 	if (sc->batch && batch_extend(sc, pte, index))
 		return 0;
 	batch_close(sc);
 	batch_open(sc, left, pte, index);
-	return 0;
-}
-
-/*
- * One entry of the loop in move_ptes() (6.17+): a none entry is skipped;
- * a present one starts or extends a batch (batch_open()); anything else
- * non-none moves alone.
- */
-static __always_inline long pte_scan_one(__u64 i, struct pte_scan *sc)
-{
-	__u32 idx = i & (PTS_PTE_TABLE_MAX - 1);
-	__u64 pte;
-
-	if (i >= sc->n)
-		return 1;
-	pte = sc->buf->entries[idx];
-	if (!pte) {
-		if (!sc->b.skip)
-			batch_close(&sc->b);
-		return 0;
-	}
-	sc->ptes++;
-	if (sc->b.skip) {
-		sc->b.skip--;
-		return 0;
-	}
-	pte_batch_entry(&sc->b, sc->n - i, pte, sc->first_index + idx);
 	return 0;
 }
 
@@ -694,36 +700,42 @@ static __always_inline long pte_scan_one(__u64 i, struct pte_scan *sc)
 
 static long pte_scan_chunk(__u64 chunk, struct pte_scan *sc)
 {
-	__u32 j;
+	__u64 first = chunk * PTE_SCAN_CHUNK, i, pte;
+	__u32 j, idx;
 
-	for (j = 0; j < PTE_SCAN_CHUNK; j++)
-		if (pte_scan_one(chunk * PTE_SCAN_CHUNK + j, sc))
+	for (j = 0; j < PTE_SCAN_CHUNK; j++) {
+		i = first + j;
+		if (i >= sc->n)
 			return 1;
+		idx = i & (PTS_PTE_TABLE_MAX - 1);
+		pte = sc->buf->entries[idx];
+		sc->ptes += pte_present_bit(pte);
+		pte_batch_entry(&sc->b, pte, sc->n - i, sc->first_index + idx);
+	}
 	return 0;
 }
 
 /*
  * Where no PTE moves in a batch of more than one, only the non-none
  * entries count: before 6.17, and on x86 (see single_batches()).
- * PTE_COUNT_CHUNK of them per bpf_loop() callback, with no state between
- * entries, so the verifier takes a long unrolled body and the callbacks
- * cost little per entry (a table of 512 entries takes 8 callbacks here,
- * 64 through pte_scan_chunk()).
+ * PTE_COUNT_CHUNK of them per bpf_loop() callback, branch-free, so the
+ * verifier follows one path through it (a table of 512 entries takes 8
+ * callbacks here, 64 through pte_scan_chunk()).
  */
 #define PTE_COUNT_CHUNK	64
 
 static long pte_count_chunk(__u64 chunk, struct pte_scan *sc)
 {
-	__u32 first = chunk * PTE_COUNT_CHUNK, j;
-	__u64 ptes = 0;
+	__u64 first = chunk * PTE_COUNT_CHUNK, n = sc->n, ptes = 0, i, pte;
+	__u32 j;
 
 	for (j = 0; j < PTE_COUNT_CHUNK; j++) {
-		if (first + j >= sc->n)
-			break;
-		ptes += sc->buf->entries[(first + j) & (PTS_PTE_TABLE_MAX - 1)] != 0;
+		i = first + j;
+		pte = sc->buf->entries[i & (PTS_PTE_TABLE_MAX - 1)];
+		ptes += pte_present_bit(pte) & below_bit(i, n);
 	}
 	sc->ptes += ptes;
-	return first + PTE_COUNT_CHUNK >= sc->n;
+	return first + PTE_COUNT_CHUNK >= n;
 }
 
 /*

@@ -274,6 +274,18 @@ const struct pts_prog_ref *tracer_programs(struct pts_tracer *t, size_t *n)
 	return t->progs;
 }
 
+/* the instructions the verifier processed to load @prog (5.16+), else 0 */
+static __u32 prog_verified_insns(const struct bpf_program *prog)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return 0;
+	return info.verified_insns;
+}
+
 size_t tracer_hooks(struct pts_tracer *t, struct pts_hook *out, size_t max)
 {
 	const struct pts_candidate *c;
@@ -303,6 +315,7 @@ size_t tracer_hooks(struct pts_tracer *t, struct pts_hook *out, size_t max)
 			out[n].prog = c->progs[j];
 			snprintf(out[n].target, sizeof(out[n].target), "%s",
 				 target);
+			out[n].verified_insns = prog_verified_insns(prog);
 			n++;
 		}
 	}

@@ -51,6 +51,8 @@ struct pts_hook {
 	const char *type;	/* tracepoint raw_tp tp_btf fentry fexit kprobe kretprobe */
 	const char *prog;
 	char target[PTS_HOOK_TARGET_LEN];	/* "syscalls/sys_enter_mremap" */
+	/* what the kernel's verifier went through to load it (5.16+), 0: unknown */
+	__u32 verified_insns;
 };
 
 struct pts_tracer {

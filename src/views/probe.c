@@ -83,7 +83,10 @@ static void probe_text(FILE *out, struct pts_tracer *s)
 			hooks[h].type, hooks[h].target);
 }
 
-/* the attached programs' hooks, for bench/ptscope-floor */
+/*
+ * the attached programs' hooks, for bench/ptscope-floor, with what the
+ * verifier went through for each (tests/vm/checkers/check_matrix.py)
+ */
 static json_object *hooks_json(struct pts_tracer *s)
 {
 	struct pts_hook hooks[PTS_MAX_LINKS];
@@ -101,6 +104,8 @@ static json_object *hooks_json(struct pts_tracer *s)
 				       json_object_new_string(hooks[i].target));
 		json_object_object_add(h, "program",
 				       json_object_new_string(hooks[i].prog));
+		json_object_object_add(h, "verified_insns",
+				       json_object_new_int64(hooks[i].verified_insns));
 		json_object_array_add(arr, h);
 	}
 	return arr;

@@ -175,6 +175,10 @@ check_eq "completion: --mode values" "$(helpline "choices --mode")" \
 	"$(complete_line 'ptscope probe --mode ')"
 check_eq "completion: --metric values" "$(helpline "choices --metric")" \
 	"$(complete_line 'ptscope stat --metric ')"
+check_eq "completion: --parts values" "$(helpline "choices --parts")" \
+	"$(complete_line 'ptscope export --parts ')"
+check_eq "completion: --parts after a comma" "counts,hists " \
+	"$(complete_line 'ptscope export --parts counts,h')"
 for line in 'ptscope stat -- tru' 'ptscope stat -p 1 -j tru'; do
 	check_eq "completion: '$line' completes a command" yes \
 		"$(complete_line "$line" | grep -qw true && echo yes)"

@@ -54,6 +54,7 @@ def check_probe(variant, blocks):
         got = (m[metric]["status"], m[metric].get("path"))
         tap(got == ("exact", path), "%s: %s %s by %s" % (
             variant, metric, got, m[metric].get("probe", m[metric].get("reason"))))
+    cm.check_verifier_cost(variant, "auto", probe)
 
 
 def check_lab(variant, blocks, save_dir, names):
@@ -299,7 +300,7 @@ def level_units(cases):
 
 def variant_units(variant, save_dir, cases):
     units = [
-        ("%s probe" % variant, 3, lambda b: check_probe(variant, b)),
+        ("%s probe" % variant, 4, lambda b: check_probe(variant, b)),
         ("%s lab timing" % variant, 1, lambda b: lab_timing(variant, b, save_dir)),
     ]
     for name, (_, _, runs) in LAB.items():

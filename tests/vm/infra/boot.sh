@@ -41,6 +41,9 @@
 #   PTSCOPE_VM_APPEND     extra kernel command line, e.g.
 #                         "transparent_hugepage=madvise ptscope.loglevel=7"
 #   PTSCOPE_VM_VERBOSE=1  also stream the console to stderr while booting
+#   PTSCOPE_VM_MONITOR    a path: qemu's human monitor listens on this unix
+#                         socket (info registers -a, x/i, ... on a guest
+#                         that hangs); default: none
 # shellcheck disable=SC2317 # cleanup is run from a trap
 set -euo pipefail
 
@@ -165,10 +168,13 @@ else
 fi
 qerr=$(mktemp "${TMPDIR:-/tmp}/ptscope-qemu.XXXXXX.err")
 
+monitor=none
+[ -n "${PTSCOPE_VM_MONITOR:-}" ] && monitor="unix:${PTSCOPE_VM_MONITOR//,/,,},server,nowait"
 cmdline="console=$console panic=-1 rdinit=/init${PTSCOPE_VM_APPEND:+ $PTSCOPE_VM_APPEND}"
 qemu_args=(
 	"${machine[@]}" -accel "$accel_opt" "${icount[@]}" -m "$mem" -smp "$smp"
-	-nodefaults -no-user-config -display none -no-reboot -monitor none
+	-nodefaults -no-user-config -display none -no-reboot
+	-monitor "$monitor"
 	-chardev "file,id=con,path=${log//,/,,}" -serial chardev:con
 	-kernel "$kdir/vmlinuz" -initrd "$initramfs" -append "$cmdline"
 )
