@@ -168,26 +168,34 @@ __u64 memmap_base = MEMMAP_UNKNOWN;
 struct memmap_scan {
 	__u64 roots;
 	__u32 per_root;
+	struct mem_section *root;	/* of the section at hand */
 	__u64 found;
 };
 
-static long memmap_scan_root(__u64 r, struct memmap_scan *ms)
+/*
+ * Section @i of all roots' sections in turn (root i / per_root): one flat
+ * bpf_loop(), not a loop over each root's sections, which the verifier
+ * walked one section at a time (per_root is a constant to it: 256 with
+ * 4 KiB pages, 1024 with 16 KiB), 72,635 and 137,995 instructions for the
+ * PTE-table marker on 7.3-arm64 and 7.3-arm64-16k.
+ */
+static long memmap_scan_section(__u64 i, struct memmap_scan *ms)
 {
-	struct mem_section *root = NULL, *sec;
+	struct mem_section *sec;
 	__u64 map;
-	__u32 s;
+	__u32 s = i % ms->per_root;
 
-	if (bpf_probe_read_kernel(&root, sizeof(root), (void *)(ms->roots + r * 8)) ||
-	    !root)
-		return 0;
-	for (s = 0; s < 1024 && s < ms->per_root; s++) {
-		sec = (void *)root + s * bpf_core_type_size(struct mem_section);
-		map = BPF_CORE_READ(sec, section_mem_map);
-		/* SECTION_MARKED_PRESENT | SECTION_HAS_MEM_MAP */
-		if ((map & 3) == 3 && (map & ~MEMMAP_FLAG_BITS)) {
-			ms->found = map & ~MEMMAP_FLAG_BITS;
-			return 1;
-		}
+	if (!s && bpf_probe_read_kernel(&ms->root, sizeof(ms->root),
+					(void *)(ms->roots + i / ms->per_root * 8)))
+		ms->root = NULL;
+	if (!ms->root)
+		return 0;	/* no sections under this root */
+	sec = (void *)ms->root + s * bpf_core_type_size(struct mem_section);
+	map = BPF_CORE_READ(sec, section_mem_map);
+	/* SECTION_MARKED_PRESENT | SECTION_HAS_MEM_MAP */
+	if ((map & 3) == 3 && (map & ~MEMMAP_FLAG_BITS)) {
+		ms->found = map & ~MEMMAP_FLAG_BITS;
+		return 1;
 	}
 	return 0;
 }
@@ -202,7 +210,9 @@ static __noinline __u64 memmap_find(void)
 		return MEMMAP_MISSING;
 	ms.per_root = (1U << cfg.page_shift) /
 		      bpf_core_type_size(struct mem_section);
-	bpf_loop(MEMMAP_ROOTS_SCANNED, memmap_scan_root, &ms, 0);
+	if (!ms.per_root)
+		return MEMMAP_MISSING;
+	bpf_loop(MEMMAP_ROOTS_SCANNED * ms.per_root, memmap_scan_section, &ms, 0);
 	return ms.found ? ms.found : MEMMAP_MISSING;
 }
 
