@@ -171,7 +171,7 @@ install-bench: $(BENCH) $(FLOOR)
 # debian/rules checks that src/main.c, debian/changelog and the man page
 # name one version.
 DEB_OUT := $(OUT)/deb
-deb: deps deps-deb
+deb: need-deps need-deps-deb
 	@git rev-parse --git-dir >/dev/null || \
 		{ echo "make deb: needs a git checkout (it packages the files git lists)" >&2; exit 1; }
 	rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/src

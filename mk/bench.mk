@@ -8,7 +8,7 @@ demo: deps all
 
 # The upstream experiment: 1 GiB remapped at PUD, PMD and page alignment,
 # user-side times from the bench, kernel-side times from ptscope.
-bench: deps all
+bench: need-deps all
 	./bench/bench.sh
 	./bench/bench-thp.sh
 
@@ -16,16 +16,17 @@ bench: deps all
 # programs on ptscope's hooks), ptscope top/export/stat and bpftrace, one
 # interleaved run of ROUNDS rounds; tables on stdout, rows in build/bench/.
 ROUNDS ?= 5
-bench-overhead: deps all
+bench-overhead: need-deps all
 	./bench/overhead.sh --rounds $(ROUNDS)
 
 # the same inside one qemu kernel (fentry and kprobe modes), ratios only
 KERNEL ?= 6.12-amd64
 VM_ROUNDS ?= 3
-bench-overhead-vm: deps-vm static
+bench-overhead-vm: need-deps-vm static
 	./tests/vm/bench_overhead.sh $(KERNEL) $(VM_ROUNDS)
 
 # what the tracepoint series costs while off: stock 7.3 against patched,
 # booted in turn (bench/kernel-off.sh), ROUNDS pairs of boots
-bench-kernel-off: deps-vm deps-kernel static
+bench-kernel-off: need-deps-vm need-deps-kernel static
+	@./kernel/fetch-source.sh >/dev/null
 	./bench/kernel-off.sh $(ROUNDS)

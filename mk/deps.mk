@@ -24,10 +24,10 @@ deps-image: deps
 	@./tests/deps.sh $(DEPS_IMAGE_PKGS)
 	@./deploy/kubernetes/validate/install.sh >/dev/null
 
-# Only check, demo, deb, kernel, the bench targets and deps* install
-# packages.  The other targets check, cheaply, for some commands and
-# libraries that deps* would install (need-deps* after deps*) and name the
-# deps target to run when one is missing.
+# Only check, demo (the README's two commands) and deps* install packages.
+# The other targets check, cheaply, for some commands and libraries that
+# deps* would install (need-deps* after deps*) and name the deps target to
+# run when one is missing.
 # $(call need,DEPS-TARGET,COMMANDS,PKG-CONFIG MODULES[,PKG_CONFIG_LIBDIR])
 need = @for c in $(2); do command -v $$c >/dev/null || \
 		{ echo "ptscope: $$c not found: run 'make $(1)' as root" >&2; exit 1; }; \

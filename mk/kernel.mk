@@ -14,5 +14,6 @@ kernel-check: need-deps-vm need-deps-kernel all static
 fuzz-levels: need-deps-vm need-deps-kernel all static
 	@LEVELS_SEED=$(SEED) LEVELS_CASES=$(N) ./tests/run.sh levels tests/vm/fuzz_levels.sh
 
-kernel: deps-kernel
+kernel: need-deps-kernel
+	@./kernel/fetch-source.sh >/dev/null
 	@for v in $(KERNEL_VARIANTS); do ./kernel/build $$v || exit 1; done
