@@ -2,7 +2,9 @@
 # make bench-overhead: what tracing adds to the work it watches.
 #
 # One interleaved run: for each round, for each tracer in order (none, the
-# floor, ptscope top, export, stat -- CMD, export --metric
+# floor, the floor with BPF run-time statistics on (ptscope-floor --stats:
+# what an empty program's run costs, timed as ptscope's are), ptscope top,
+# export, stat -- CMD, export --metric
 # mremap.folio_lookups, bpftrace with ptscope's counting, bpftrace with
 # only @=count(), ptscope export --bpf-stats, then the parts ladder:
 # export --bpf-stats --parts with one part more at each step, from the
@@ -99,9 +101,9 @@ LADDER="part_none part_counts part_hists part_procs part_cgroups part_marker"
 # BASELINE: another build's ptscope, for before/after rows in the same run
 BASELINE=${BASELINE:-}
 if [ -n "$BASELINE" ]; then
-	TRACERS=${TRACERS:-"none floor top export base_export stat folio bpftrace bpftrace_count bpf_stats base_bpf_stats $LADDER"}
+	TRACERS=${TRACERS:-"none floor floor_stats top export base_export stat folio bpftrace bpftrace_count bpf_stats base_bpf_stats $LADDER"}
 else
-	TRACERS=${TRACERS:-"none floor top export stat folio bpftrace bpftrace_count bpf_stats $LADDER"}
+	TRACERS=${TRACERS:-"none floor floor_stats top export stat folio bpftrace bpftrace_count bpf_stats $LADDER"}
 fi
 WORKLOADS=${WORKLOADS:-"inplace move_pmd move_pte fault_4k fault_mthp fault_pmd bigheap syscall"}
 
@@ -176,22 +178,66 @@ fetch_metrics() {
 	fi
 }
 
+# prom_stats PAGE: "program runs run_ns" (tab-separated) per BPF program
+# of an --bpf-stats /metrics page
+prom_stats() {
+	awk '
+	function prog(s) { sub(/^[^"]*"/, "", s); sub(/".*/, "", s); return s }
+	/^ptscope_bpf_program_runs_total\{/ { k = prog($1); runs[k] = $2 }
+	/^ptscope_bpf_program_run_seconds_total\{/ { k = prog($1); secs[k] = $2 }
+	END {
+		for (k in runs)
+			printf "%s\t%s\t%.0f\n", k, runs[k], secs[k] * 1e9
+	}' "$1"
+}
+
+# floor_stats FILE: ptscope-floor --stats's next report ($tpid: SIGUSR1,
+# then its "stats" lines up to "end N") as "program runs run_ns"
+floor_stats() {
+	seen=$(grep -c '^end ' "$TMP/t.out")
+	kill -USR1 "$tpid" 2>/dev/null || return 1
+	i=0
+	while [ "$(grep -c '^end ' "$TMP/t.out")" -le "$seen" ]; do
+		[ $i -ge 500 ] && return 1	# 5 s
+		sleep 0.01
+		i=$((i + 1))
+	done
+	awk -F'\t' -v n="$((seen + 1))" '
+	$1 == "stats" { row[++k] = $2 "\t" $3 "\t" $4 }
+	$0 == "end " n { for (i = 1; i <= k; i++) print row[i]; exit }
+	/^end / { k = 0 }' "$TMP/t.out" >"$1"
+}
+
+# stats_page TRACER FILE: the BPF run-time statistics TRACER shows now
+stats_page() {
+	if [ "$1" = floor_stats ]; then
+		floor_stats "$2"
+	else
+		fetch_metrics "$TMP/page.prom" && prom_stats "$TMP/page.prom" >"$2"
+	fi
+}
+
+# is_stats_tracer TRACER: does it run with BPF run-time statistics on?
+is_stats_tracer() {
+	case $1 in
+	floor_stats|bpf_stats|base_bpf_stats|part_*) return 0 ;;
+	esac
+	return 1
+}
+
 # program_rows WORKLOAD TRACER ROUND BEFORE AFTER: one $PRG row per BPF
-# program that ran between two --bpf-stats pages (runs, and run time in
-# ns, as the kernel's bpf_prog_stats counted them), with the workload's ops
+# program that ran between two stats_page snapshots (runs, and run time
+# in ns, as the kernel's bpf_prog_stats counted them), with the workload's ops
 program_rows() {
 	ops=$(workload_ops "$1")
-	awk -v w="$1" -v t="$2" -v r="$3" -v ops="$ops" '
-	function prog(s) { sub(/^[^"]*"/, "", s); sub(/".*/, "", s); return s }
-	/^ptscope_bpf_program_runs_total\{/ { k = prog($1)
-		if (FILENAME == ARGV[1]) r0[k] = $2; else { r1[k] = $2; seen[k] = 1 } }
-	/^ptscope_bpf_program_run_seconds_total\{/ { k = prog($1)
-		if (FILENAME == ARGV[1]) s0[k] = $2; else s1[k] = $2 }
+	awk -F'\t' -v w="$1" -v t="$2" -v r="$3" -v ops="$ops" '
+	FILENAME == ARGV[1] { r0[$1] = $2; s0[$1] = $3; next }
+	{ r1[$1] = $2; s1[$1] = $3; seen[$1] = 1 }
 	END {
 		for (k in seen)
 			if (r1[k] - r0[k] > 0)
 				printf "%s\t%s\t%s\t%s\t%d\t%.0f\t%s\n", w, t, r,
-					k, r1[k] - r0[k], (s1[k] - s0[k]) * 1e9, ops
+					k, r1[k] - r0[k], s1[k] - s0[k], ops
 	}' "$4" "$5" >>"$PRG"
 }
 
@@ -293,7 +339,7 @@ vm_kb() {	# vm_kb PID FIELD: VmHWM/VmRSS in kB
 # why TRACER cannot run here, or nothing (asked once, before round 1)
 tracer_why() {
 	case $1 in
-	floor)
+	floor|floor_stats)
 		if ! "$PTSCOPE" probe --json --mode "$MODE" -o "$TMP/hooks.json" \
 			2>"$TMP/probe.err"; then
 			echo "ptscope probe failed: $(tail -n1 "$TMP/probe.err")"
@@ -345,6 +391,8 @@ start_tracer() {
 	case $t in
 	none|stat) ready=; return 0 ;;
 	floor) "$FLOOR" --hooks "$TMP/hooks.json" >"$TMP/t.out" 2>"$TMP/t.err" & ;;
+	floor_stats) "$FLOOR" --stats --hooks "$TMP/hooks.json" >"$TMP/t.out" \
+		2>"$TMP/t.err" & ;;
 	top) "$PTSCOPE" top --mode "$MODE" -i 1 >/dev/null 2>"$TMP/t.err" & ;;
 	export) "$PTSCOPE" export --mode "$MODE" --listen "127.0.0.1:$PORT" \
 		>"$TMP/t.out" 2>"$TMP/t.err" & ;;
@@ -368,7 +416,7 @@ start_tracer() {
 	deadline=$(($(now_ms) + READY_S * 1000))
 	while :; do
 		case $t in
-		floor) grep -q '^ready' "$TMP/t.out" && break ;;
+		floor|floor_stats) grep -q '^ready' "$TMP/t.out" && break ;;
 		top) grep -q 'tracing, Ctrl-C' "$TMP/t.err" && break ;;
 		export|folio|bpf_stats|base_*|part_*) fetch_metrics && break ;;
 		bpftrace*) grep -q '^Attaching' "$TMP/t.out" && break ;;
@@ -437,16 +485,15 @@ while [ "$round" -le "$ROUNDS" ]; do
 			if [ "$t" = stat ]; then
 				watch=1 run_workload "$w" "$PTSCOPE" stat --mode "$MODE" \
 					-o "$TMP/stat.txt" --
-			elif [ "$t" = bpf_stats ] || [ "$t" = base_bpf_stats ] ||
-			     [ -n "$(part_list "$t")" ]; then
-				# both pages or no row (a missing page is no zero)
-				rm -f "$TMP/before.prom" "$TMP/after.prom"
-				fetch_metrics "$TMP/before.prom"
+			elif is_stats_tracer "$t"; then
+				# both snapshots or no row (a missing one is no zero)
+				rm -f "$TMP/before.tsv" "$TMP/after.tsv"
+				stats_page "$t" "$TMP/before.tsv"
 				watch=0 run_workload "$w"
 				rc=$?
-				[ -s "$TMP/before.prom" ] && fetch_metrics "$TMP/after.prom" &&
-					program_rows "$w" "$t" "$round" "$TMP/before.prom" \
-						"$TMP/after.prom"
+				[ -s "$TMP/before.tsv" ] && stats_page "$t" "$TMP/after.tsv" &&
+					program_rows "$w" "$t" "$round" "$TMP/before.tsv" \
+						"$TMP/after.tsv"
 				(exit $rc)
 			else
 				watch=0 run_workload "$w"
@@ -521,6 +568,7 @@ FILENAME ~ /tracers/ && FNR > 1 {
 }
 END {
 	label["none"] = "none"; label["floor"] = "floor (empty programs)"
+	label["floor_stats"] = "floor, BPF statistics on"
 	label["top"] = "ptscope top"; label["export"] = "ptscope export"
 	label["stat"] = "ptscope stat -- CMD"
 	label["folio"] = "ptscope export --metric mremap.folio_lookups"
@@ -571,7 +619,7 @@ END {
 				continue
 			}
 			rf = rb = ""
-			if (t != "none" && t != "floor" && t !~ /^bpftrace/) {
+			if (t != "none" && t !~ /^floor/ && t !~ /^bpftrace/) {
 				rf = ratio(add[t], add["floor"])
 				rb = ratio(add[t], add["bpftrace"])
 			}
@@ -661,6 +709,10 @@ END {
 	}
 }' "$PRG" "$RES" | tee -a "$OUT/overhead-table.txt"
 }
+case " $TRACERS " in
+*" floor_stats "*)
+	program_table floor_stats "the floor's empty programs (ptscope-floor --stats)" ;;
+esac
 program_table bpf_stats "ptscope export --bpf-stats"
 case " $TRACERS " in
 *" base_bpf_stats "*)
@@ -668,8 +720,10 @@ case " $TRACERS " in
 esac
 
 # what each part adds: one step of the ladder against the step before
-# (--parts none against the floor's empty programs on the same hooks, for
-# the wall time; against nothing for the BPF run time); the BPF run time
+# (--parts none against the floor's empty programs on the same hooks:
+# with their BPF statistics on where floor_stats ran, as every step runs
+# with ptscope's on, else the plain floor's wall time and no BPF time);
+# the BPF run time
 # per operation of the workload is summed over programs, its median over
 # the rounds given (this box is bimodal: a sum would follow its slow rounds)
 awk -F'\t' -v vm="$VM" -v workloads="$WORKLOADS" -v ladder="$LADDER" \
@@ -707,6 +761,23 @@ END {
 		else
 			printf "%s:\n  %-30s %10s %10s %10s %10s\n", w, "part",
 				"wall ns", "added", "BPF ns", "added"
+		# the empty programs, timed as the steps are (floor_stats)
+		k = w SUBSEP "floor_stats"
+		if (cnt[k] && cnt["bpf" SUBSEP k]) {
+			m = median(k); b = median("bpf" SUBSEP k)
+			if (vm) {
+				bs = 100 * b / m
+				xs = base > 0 ? sprintf("%.3f", m / base) : "n/a"
+				printf "  %-30s %10s %9.2f%% %+10.2f\n",
+					"empty programs (the floor)", xs, bs, bs
+				prev_bpf = bs
+			} else {
+				as = base == "" ? "n/a" : sprintf("%+.1f", m - base)
+				printf "  %-30s %10.1f %10s %10.1f %+10.1f\n",
+					"empty programs (the floor)", m, as, b, b
+				prev = m; prev_bpf = b
+			}
+		}
 		for (j = 1; j <= n; j++) {
 			t = L[j]; k = w SUBSEP t
 			if (!cnt[k]) {

@@ -3,22 +3,32 @@
  * ptscope-floor - the floor of the overhead bench (bench/overhead.sh):
  * empty BPF programs on exactly the hooks ptscope attached.
  *
- *   ptscope-floor --hooks FILE      hooks from "ptscope probe --json"
- *   ptscope-floor TYPE:TARGET ...   e.g. tracepoint:syscalls/sys_enter_mremap,
- *                                   tp_btf:mm_page_alloc, fentry:move_page_tables
+ *   ptscope-floor [--stats] --hooks FILE     hooks from "ptscope probe --json"
+ *   ptscope-floor [--stats] TYPE:TARGET ...  e.g. tracepoint:syscalls/sys_enter_mremap,
+ *                                            tp_btf:mm_page_alloc, fentry:move_page_tables
  *
  * Types: tracepoint, raw_tp, tp_btf, fentry, fexit, kprobe, kretprobe.
  * Each hook gets its own copy of bench/floor.bpf.c with only the program
  * of its type loaded, aimed at the target and attached.  Prints "ready N
  * hooks" on stdout once all are attached, then waits for SIGINT or
  * SIGTERM.  Exit status: 0, 1 when a hook cannot be attached, 2 usage.
+ *
+ * --stats turns on the kernel's BPF run-time statistics while it runs
+ * (bpf_enable_stats(BPF_STATS_RUN_TIME), as ptscope export --bpf-stats
+ * does) and, on each SIGUSR1, prints what each empty program ran so far:
+ * a "stats TYPE:TARGET RUNS RUN_NS" line per hook (tab-separated), then
+ * "end N", N counting the reports.  That is the run time of a program
+ * that does nothing, measured the way ptscope's are: the bench's floor for
+ * the BPF time, as the plain floor is for the wall time.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <json-c/json.h>
 #include "floor.skel.h"
@@ -29,16 +39,23 @@ struct hook {
 	char type[16];
 	char target[128];
 	struct floor_bpf *skel;
+	struct bpf_program *prog;
 	struct bpf_link *link;
 };
 
 static struct hook hooks[MAX_HOOKS];
 static int nr_hooks;
 static volatile sig_atomic_t stop;
+static volatile sig_atomic_t report_wanted;
 
 static void on_signal(int sig)
 {
 	stop = 1;
+}
+
+static void on_report(int sig)
+{
+	report_wanted = 1;
 }
 
 static int add_hook(const char *type, const char *target)
@@ -165,6 +182,7 @@ static int load_hook(struct hook *h)
 	prog = pick_prog(h);
 	if (!prog)
 		return -EINVAL;
+	h->prog = prog;
 	bpf_object__for_each_program(p, h->skel->obj)
 		bpf_program__set_autoload(p, p == prog);
 	if (btf) {
@@ -179,35 +197,68 @@ static int load_hook(struct hook *h)
 	return h->link ? 0 : -errno;
 }
 
+/* one "stats" line per hook: runs and run time so far, then "end N" */
+static int print_stats(int seq)
+{
+	struct bpf_prog_info info;
+	__u32 len;
+	int i, err;
+
+	for (i = 0; i < nr_hooks; i++) {
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		err = bpf_obj_get_info_by_fd(bpf_program__fd(hooks[i].prog),
+					     &info, &len);
+		if (err) {
+			fprintf(stderr, "ptscope-floor: %s:%s: program info: %s\n",
+				hooks[i].type, hooks[i].target, strerror(-err));
+			return 1;
+		}
+		printf("stats\t%s:%s\t%llu\t%llu\n", hooks[i].type,
+		       hooks[i].target, (unsigned long long)info.run_cnt,
+		       (unsigned long long)info.run_time_ns);
+	}
+	printf("end %d\n", seq);
+	fflush(stdout);
+	return 0;
+}
+
 static void usage(FILE *f)
 {
-	fputs("Usage: ptscope-floor --hooks FILE | TYPE:TARGET...\n"
+	fputs("Usage: ptscope-floor [--stats] --hooks FILE | TYPE:TARGET...\n"
 	      "Empty BPF programs on the given hooks (FILE: the output of\n"
 	      "'ptscope probe --json'); prints \"ready N hooks\" once attached,\n"
 	      "detaches on SIGINT/SIGTERM.  TYPE: tracepoint (TARGET cat/name),\n"
-	      "raw_tp, tp_btf, fentry, fexit, kprobe, kretprobe.\n", f);
+	      "raw_tp, tp_btf, fentry, fexit, kprobe, kretprobe.\n"
+	      "--stats: BPF run-time statistics on; SIGUSR1 prints each hook's\n"
+	      "runs and run time so far (\"stats TYPE:TARGET RUNS NS\", \"end N\").\n", f);
 }
 
 int main(int argc, char **argv)
 {
-	int i, err, ret = 0;
+	int i, err, ret = 0, first = 1, stats_fd = -1, reports = 0;
+	bool with_stats = false;
 
-	if (argc < 2) {
+	if (argc > 1 && !strcmp(argv[1], "--stats")) {
+		with_stats = true;
+		first = 2;
+	}
+	if (argc <= first) {
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+	if (!strcmp(argv[first], "-h") || !strcmp(argv[first], "--help")) {
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--hooks")) {
-		if (argc != 3) {
+	if (!strcmp(argv[first], "--hooks")) {
+		if (argc != first + 2) {
 			usage(stderr);
 			return 2;
 		}
-		ret = add_hooks_json(argv[2]);
+		ret = add_hooks_json(argv[first + 1]);
 	} else {
-		for (i = 1; i < argc && !ret; i++)
+		for (i = first; i < argc && !ret; i++)
 			ret = add_hook_arg(argv[i]);
 	}
 	if (ret)
@@ -218,6 +269,16 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGUSR1, on_report);
+	if (with_stats) {
+		/* on while the fd is open (kernel/bpf/syscall.c, 5.8+) */
+		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (stats_fd < 0) {
+			fprintf(stderr, "ptscope-floor: --stats: %s\n",
+				strerror(errno));
+			return 1;
+		}
+	}
 	for (i = 0; i < nr_hooks; i++) {
 		err = load_hook(&hooks[i]);
 		if (err) {
@@ -229,12 +290,22 @@ int main(int argc, char **argv)
 	}
 	printf("ready %d hooks\n", nr_hooks);
 	fflush(stdout);
-	while (!stop)
+	while (!stop) {
+		if (report_wanted && with_stats) {
+			report_wanted = 0;
+			ret = print_stats(++reports);
+			if (ret)
+				goto cleanup;
+			continue;
+		}
 		sleep(1);	/* a signal ends the sleep */
+	}
 cleanup:
 	for (i = 0; i < nr_hooks; i++) {
 		bpf_link__destroy(hooks[i].link);
 		floor_bpf__destroy(hooks[i].skel);
 	}
+	if (stats_fd >= 0)
+		close(stats_fd);
 	return ret;
 }

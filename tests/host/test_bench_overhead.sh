@@ -19,13 +19,14 @@ fi
 sed 's/^/# /' "$TMP/table.txt"
 
 WORKLOADS="inplace move_pmd move_pte fault_4k fault_mthp fault_pmd bigheap syscall"
-LABELS=("none" "floor (empty programs)" "ptscope top" "ptscope export"
+LABELS=("none" "floor (empty programs)" "floor, BPF statistics on"
+	"ptscope top" "ptscope export"
 	"ptscope stat -- CMD" "ptscope export --metric mremap.folio_lookups"
 	"bpftrace, same counts" "bpftrace, @=count() on mremap"
 	"ptscope export --bpf-stats" "export --bpf-stats --parts none"
 	"  ... --parts counts" "  ... + hists" "  ... + proc-rows"
 	"  ... + cgroup-rows" "  ... + pte-marker (every part)")
-PARTS=("none (the calls state only)" counts hists proc-rows cgroup-rows pte-marker)
+PARTS=("empty programs (the floor)" "none (the calls state only)" counts hists proc-rows cgroup-rows pte-marker)
 
 # row TABLE LABEL: the rest of LABEL's row in one section of the table
 row() {
@@ -69,12 +70,21 @@ for l in "${LABELS[@]:1}"; do
 	fi
 done
 # --bpf-stats: the kernel ran ptscope's sys_enter_mremap program once per
-# mremap call the loops made (their ops), as its own statistics count
-awk '/^BPF programs under/ { on = 1 } on' "$TMP/table.txt" >"$TMP/programs.txt"
+# mremap call the loops made (their ops), as its own statistics count;
+# and the floor's empty program on the same tracepoint (ptscope-floor
+# --stats) as often
+awk '/^BPF programs under ptscope export --bpf-stats/ { on = 1; next }
+	/^BPF programs under/ { on = 0 } on' "$TMP/table.txt" >"$TMP/programs.txt"
+awk '/^BPF programs under the floor/ { on = 1; next }
+	/^BPF programs under/ { on = 0 } on' "$TMP/table.txt" >"$TMP/floor-programs.txt"
 for w in inplace move_pte; do
 	r=$(awk -v w="$w:" '$1 == w { on = 1; next } /^[a-z_0-9]+:$/ { on = 0 }
 		on && $1 == "mremap_tp_enter" { print $2 }' "$TMP/programs.txt")
 	check_eq "--bpf-stats $w: mremap_tp_enter runs per mremap call" "1.00" "$r"
+	r=$(awk -v w="$w:" '$1 == w { on = 1; next } /^[a-z_0-9]+:$/ { on = 0 }
+		on && $1 == "tracepoint:syscalls/sys_enter_mremap" { print $2 }' \
+		"$TMP/floor-programs.txt")
+	check_eq "floor --stats $w: the empty sys_enter_mremap program's runs per mremap call" "1.00" "$r"
 done
 
 # the parts ladder: per workload a row per part, with figures or a reason;
