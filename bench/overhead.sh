@@ -174,7 +174,8 @@ fetch_metrics() {
 	if command -v curl >/dev/null; then
 		curl -sf --max-time 5 -o "${1:-/dev/null}" "http://127.0.0.1:$PORT/metrics"
 	else
-		timeout 5 wget -q -O "${1:-/dev/null}" "http://127.0.0.1:$PORT/metrics"
+		timeout 5 wget -q -O "${1:-/dev/null}" "http://127.0.0.1:$PORT/metrics" \
+			2>/dev/null
 	fi
 }
 
