@@ -22,10 +22,11 @@
 #   PTSCOPE_VM_MEM        guest RAM (default 4G)
 #   PTSCOPE_VM_SMP        guest CPUs (default 2)
 #   PTSCOPE_VM_ACCEL      tcg | kvm | auto (default auto: kvm for amd64 on an
-#                         x86_64 host where qemu starts with -accel kvm, else
-#                         tcg.  Decided by trying, since a /dev/kvm that
-#                         exists can still refuse, e.g. nested virtualisation
-#                         without support).  The accelerator used is printed
+#                         x86_64 host where qemu starts the guest's machine
+#                         and CPU with -accel kvm, else tcg.  Decided by
+#                         trying, since a /dev/kvm that exists can still
+#                         refuse, e.g. nested virtualisation without support:
+#                         then a note says why).  The accelerator used is printed
 #                         on stderr ("booting ... (7.3-amd64, kvm)") and
 #                         written to PTSCOPE_VM_ACCEL_FILE if that is set.
 #   PTSCOPE_VM_TCG_THREAD single | multi: TCG's threading (default single for
@@ -69,23 +70,39 @@ accel=${PTSCOPE_VM_ACCEL:-auto}
 # icount is a TCG feature: auto means TCG then
 [ -n "${PTSCOPE_VM_ICOUNT:-}" ] && [ "$accel" = auto ] && accel=tcg
 
-# kvm_starts QEMU: qemu starts a machine with -accel kvm.  Without KVM it
-# exits at once ("failed to initialize kvm"); with it, it waits, stopped
-# (-S), until timeout ends it (status 124).
+# kvm_starts QEMU MACHINE-ARGS...: qemu starts this machine with -accel
+# kvm.  Without KVM it exits at once ("failed to initialize kvm"); with it,
+# it waits, stopped (-S), until timeout ends it (status 124).  The probe
+# must create the vCPUs the boot will: under nested virtualisation a
+# /dev/kvm can open and start "-machine none" yet abort the real machine
+# when the vCPU's MSRs are set (QEMU 7.2: "failed to set MSR 0x10a",
+# IA32_ARCH_CAPABILITIES, then an assertion in kvm_buf_set_msrs()).
+# What refused is left in $kvm_refusal for the note.
+kvm_refusal=''
 kvm_starts() {
-	local rc=0
+	local qemu_bin=$1 rc=0 out
 
-	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
-	timeout 3 "$1" -accel kvm -machine none -S -display none -monitor none \
-		-serial none >/dev/null 2>&1 || rc=$?
-	[ $rc -eq 124 ]
+	shift
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || { kvm_refusal="no usable /dev/kvm"; return 1; }
+	out=$(timeout 3 "$qemu_bin" -accel kvm "$@" -m "$mem" -smp "$smp" -S \
+		-nodefaults -display none -monitor none -serial none 2>&1) || rc=$?
+	[ $rc -eq 124 ] && return 0
+	kvm_refusal=$(printf '%s\n' "$out" | grep -m1 -v '^$' || true)
+	kvm_refusal="qemu -accel kvm exited with status $rc${kvm_refusal:+: $kvm_refusal}"
+	return 1
 }
 case $arch in
 amd64)
 	qemu=qemu-system-x86_64 qpkg=qemu-system-x86 console=ttyS0
 	[ "$accel" = auto ] && {
 		accel=tcg
-		if [ "$(uname -m)" = x86_64 ] && kvm_starts "$qemu"; then accel=kvm; fi
+		if [ "$(uname -m)" = x86_64 ]; then
+			if kvm_starts "$qemu" -M q35 -cpu "${PTSCOPE_VM_CPU:-max}"; then
+				accel=kvm
+			elif [ -e /dev/kvm ]; then
+				note "not using KVM, TCG instead ($kvm_refusal)"
+			fi
+		fi
 	}
 	# TCG: hide CMPXCHG16B.  With QEMU 7.2 (Debian 12) Debian's
 	# 6.12.95+deb12 kernel crashed in ~30% of boots right after the
