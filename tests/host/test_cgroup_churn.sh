@@ -121,10 +121,15 @@ if ! wait_for 60 tracing "$TMP/export.err"; then
 	exit 1
 fi
 
-# pruned PORT: the exporter has moved the rows of the removed cgroups: at
-# most the removed row and the kept ones are left
+# scrape FILE: the exporter's page into FILE
+scrape() {
+	curl -sS --max-time 10 -o "$1" "http://127.0.0.1:$port/metrics"
+}
+
+# pruned: the exporter has moved the rows of the removed cgroups: at most
+# the removed row and the kept ones are left
 pruned() {
-	curl -sS --max-time 10 -o "$TMP/rows.txt" "http://127.0.0.1:$1/metrics" &&
+	scrape "$TMP/rows.txt" &&
 		[ "$(value "$TMP/rows.txt" ptscope_cgroup_rows)" -le $((LAST + 1)) ] 2>/dev/null
 }
 
@@ -140,13 +145,10 @@ MID=$((CHURN + LAST + 1))
 start=$SECONDS
 failed=$(churn "$P" 1 "$half" 1)
 kept=$(KEEP=1 churn "$P" "$MID" 1 3)
-curl -sS --max-time 10 -o "$TMP/page1.txt" "http://127.0.0.1:$port/metrics"
+scrape "$TMP/page1.txt"
 rmdir "$P/c$MID" || failed=$((failed + 1))
-if wait_for 10 pruned "$port"; then
-	ok "rows of the first $half removed cgroups moved within 10 s: $(value "$TMP/rows.txt" ptscope_cgroup_rows) left"
-else
-	not_ok "rows of the first $half removed cgroups moved within 10 s: $(value "$TMP/rows.txt" ptscope_cgroup_rows) left"
-fi
+wait_for 10 pruned
+tap_status $? "rows of the first $half removed cgroups moved within 10 s: $(value "$TMP/rows.txt" ptscope_cgroup_rows) left"
 failed=$((failed + $(churn "$P" $((half + 1)) $((CHURN - half)) 1)))
 kept=$((kept + $(KEEP=1 churn "$P" $((CHURN + 1)) "$LAST" 2)))
 echo "# $CHURN cgroups made and removed, $LAST kept, in $((SECONDS - start)) s"
@@ -155,7 +157,7 @@ check_eq "kept cgroups that could not be made or run in" 0 "$kept"
 
 # the last look for removed cgroups is at most a second old
 sleep 1.5
-curl -sS --max-time 10 -o "$TMP/page.txt" "http://127.0.0.1:$port/metrics"
+scrape "$TMP/page.txt"
 kill -INT "$EXPORTER"
 wait "$EXPORTER"
 EXPORTER=
