@@ -94,10 +94,11 @@ kvm_starts() {
 case $arch in
 amd64)
 	qemu=qemu-system-x86_64 qpkg=qemu-system-x86 console=ttyS0
+	cpu=max
 	[ "$accel" = auto ] && {
 		accel=tcg
 		if [ "$(uname -m)" = x86_64 ]; then
-			if kvm_starts "$qemu" -M q35 -cpu "${PTSCOPE_VM_CPU:-max}"; then
+			if kvm_starts "$qemu" -M q35 -cpu "${PTSCOPE_VM_CPU:-$cpu}"; then
 				accel=kvm
 			elif [ -e /dev/kvm ]; then
 				note "not using KVM, TCG instead ($kvm_refusal)"
@@ -114,7 +115,6 @@ amd64)
 	# call without it (mm/slub.c: no __CMPXCHG_DOUBLE), so ptscope's
 	# per-thread state could never be created (every event a drop).
 	# Debian's 7.3.4 cloud kernel booted with it in each of our runs.
-	cpu=max
 	[ "$accel" = tcg ] && case $version in 6.*) cpu=max,-cx16 ;; esac
 	# TCG: one host thread for all vCPUs.  x86 patches live kernel text
 	# (text_poke_bp(): int3, then the tail, then the first byte) while the
