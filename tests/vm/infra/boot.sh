@@ -21,12 +21,8 @@
 #   PTSCOPE_VM_LOG        console log file (default: a new file in $TMPDIR)
 #   PTSCOPE_VM_MEM        guest RAM (default 4G)
 #   PTSCOPE_VM_SMP        guest CPUs (default 2)
-#   PTSCOPE_VM_ACCEL      tcg | kvm | auto (default auto: kvm for amd64 on an
-#                         x86_64 host where qemu starts the guest's machine
-#                         and CPU with -accel kvm, else tcg.  Decided by
-#                         trying, since a /dev/kvm that exists can still
-#                         refuse, e.g. nested virtualisation without support:
-#                         then a note says why).  The accelerator used is printed
+#   PTSCOPE_VM_ACCEL      tcg | kvm | auto (default auto: tcg, see below; kvm
+#                         only when asked for).  The accelerator used is printed
 #                         on stderr ("booting ... (7.3-amd64, kvm)") and
 #                         written to PTSCOPE_VM_ACCEL_FILE if that is set.
 #   PTSCOPE_VM_TCG_THREAD single | multi: TCG's threading (default single for
@@ -70,41 +66,21 @@ accel=${PTSCOPE_VM_ACCEL:-auto}
 # icount is a TCG feature: auto means TCG then
 [ -n "${PTSCOPE_VM_ICOUNT:-}" ] && [ "$accel" = auto ] && accel=tcg
 
-# kvm_starts QEMU MACHINE-ARGS...: qemu starts this machine with -accel
-# kvm.  Without KVM it exits at once ("failed to initialize kvm"); with it,
-# it waits, stopped (-S), until timeout ends it (status 124).  The probe
-# must create the vCPUs the boot will: under nested virtualisation a
-# /dev/kvm can open and start "-machine none" yet abort the real machine
-# when the vCPU's MSRs are set (QEMU 7.2: "failed to set MSR 0x10a",
-# IA32_ARCH_CAPABILITIES, then an assertion in kvm_buf_set_msrs()).
-# What refused is left in $kvm_refusal for the note.
-kvm_refusal=''
-kvm_starts() {
-	local qemu_bin=$1 rc=0 out
-
-	shift
-	[ -r /dev/kvm ] && [ -w /dev/kvm ] || { kvm_refusal="no usable /dev/kvm"; return 1; }
-	out=$(timeout 3 "$qemu_bin" -accel kvm "$@" -m "$mem" -smp "$smp" -S \
-		-nodefaults -display none -monitor none -serial none 2>&1) || rc=$?
-	[ $rc -eq 124 ] && return 0
-	kvm_refusal=$(printf '%s\n' "$out" | grep -m1 -v '^$' || true)
-	kvm_refusal="qemu -accel kvm exited with status $rc${kvm_refusal:+: $kvm_refusal}"
-	return 1
-}
+# auto is TCG.  KVM under nested virtualisation has failed three ways on
+# the machines we build on: q35 aborting as the vCPUs' MSRs are set
+# (QEMU 7.2: "failed to set MSR 0x10a"), a guest that starts and then
+# stops in the kernel's decompressor ("KVM internal error. Suberror: 1,
+# emulation failure" on a BMI2 instruction), and a PVH boot that works
+# but runs slower than TCG.  No probe can tell the second from a working
+# KVM before the boot, so KVM is only used when asked for.
+if [ "$accel" = auto ]; then
+	accel=tcg
+	[ -e /dev/kvm ] && note "TCG, not KVM: nested KVM fails or is slower here (PTSCOPE_VM_ACCEL=kvm to try it)"
+fi
 case $arch in
 amd64)
 	qemu=qemu-system-x86_64 qpkg=qemu-system-x86 console=ttyS0
 	cpu=max
-	[ "$accel" = auto ] && {
-		accel=tcg
-		if [ "$(uname -m)" = x86_64 ]; then
-			if kvm_starts "$qemu" -M q35 -cpu "${PTSCOPE_VM_CPU:-$cpu}"; then
-				accel=kvm
-			elif [ -e /dev/kvm ]; then
-				note "not using KVM, TCG instead ($kvm_refusal)"
-			fi
-		fi
-	}
 	# TCG: hide CMPXCHG16B.  With QEMU 7.2 (Debian 12) Debian's
 	# 6.12.95+deb12 kernel crashed in ~30% of boots right after the
 	# "cmpxchg16b %gs:(...)" in kmem_cache_alloc (corrupted EFLAGS, double
@@ -128,7 +104,6 @@ amd64)
 	;;
 arm64 | arm64-16k)
 	qemu=qemu-system-aarch64 qpkg=qemu-system-arm console=ttyAMA0
-	[ "$accel" = auto ] && accel=tcg
 	# pauth-impdef: QEMU's architected pointer-auth algorithm is very slow
 	# under TCG; the implementation-defined one behaves the same for us.
 	cpu=max
