@@ -38,6 +38,17 @@ struct {
 	__type(value, struct pte_table);
 } pte_buf SEC(".maps");
 
+/*
+ * enum pts_lookup_rule: when move_ptes() looks up a folio, which the
+ * frontend writes once its start-up check has seen what this kernel does
+ * (src/engine/batch_check.c), and sets to each candidate rule in turn
+ * while it checks.
+ */
+__u32 lookup_rule = PTS_LOOKUP_HINTED;
+
+/* the start-up check's moves, counted apart (checking()) */
+struct pts_check_counts check_counts;
+
 /* 6.15+ passes all move state in one struct (mm/mremap.c) */
 struct pagetable_move_control___pts {
 	unsigned long old_addr;
@@ -266,11 +277,12 @@ static __always_inline bool in_execve(void)
 static __always_inline void mpt_enter(__u64 old_addr, __u64 new_addr,
 				      __u64 len, __u64 old_end, bool for_stack)
 {
+	bool check = checking();
 	struct mpt_walk *w;
 	__u8 *partial;
 	__u8 reverse = 0;
 
-	if (!task_wanted())
+	if (!check && !task_wanted())
 		return;
 	/* move_vma() moves the entries back after a partial move */
 	partial = thread_state(mpt_partial);
@@ -288,6 +300,7 @@ static __always_inline void mpt_enter(__u64 old_addr, __u64 new_addr,
 	w->old_end = old_end;
 	w->for_stack = for_stack;
 	w->reverse = reverse;
+	w->checking = check;
 	w->ts = bpf_ktime_get_ns();
 }
 
@@ -359,6 +372,17 @@ static __always_inline void count_batches(struct tally *t,
 	}
 }
 
+/* what the model made of one PTE-level extent of the start-up check */
+static __always_inline void check_extent(const struct mpt_walk *w)
+{
+	if (!w->iter_pte_seen)
+		return;
+	check_counts.extents++;
+	check_counts.ptes += w->iter_ptes;
+	check_counts.batches += w->iter_batches;
+	check_counts.lookups += w->iter_lookups;
+}
+
 /*
  * The iteration at w->iter_addr is over: classify it.  The loop in
  * move_page_tables() (5.11+) calls get_old_pud() once per extent, and a
@@ -376,6 +400,10 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 
 	if (!w->iter_open || w->for_stack || w->reverse)
 		goto reset;
+	if (w->checking) {
+		check_extent(w);
+		goto reset;
+	}
 	lv = call_levels();
 	tally_open(&t, true);
 	pud_possible = extent_at(w, w->iter_addr, cfg.pud_size) == cfg.pud_size;
@@ -467,6 +495,10 @@ static __always_inline void mpt_exit(__u64 moved)
 	if (!w)
 		return;
 	iter_finish(w);
+	if (w->checking) {
+		w->ts = 0;
+		return;
+	}
 	tally_open(&t, false);	/* no per-cgroup count of these */
 	tally_add(&t, PTS_C_MPT_CALLS, 1);
 	tally_add(&t, PTS_C_MPT_BYTES_REQUESTED, w->len);
@@ -539,7 +571,7 @@ static __always_inline void marker_split(void)
 {
 	struct mpt_walk *w = current_walk();
 
-	if (w && !w->for_stack)
+	if (w && !w->for_stack && !w->checking)
 		count_add(PTS_C_LV_SPLITS, 1);
 }
 
@@ -589,9 +621,21 @@ static __always_inline void batch_close(struct pte_batches *sc)
 }
 
 /*
+ * 6.17-rc1's mremap_folio_pte_batch() (and the lab's regression kernel)
+ * looks up the folio of every present PTE but an extent's last
+ * (max_nr == 1), whatever pte_batch_hint() says: on x86 too.
+ */
+static __always_inline bool lookup_every(__u64 pte, __u32 left)
+{
+	return lookup_rule == PTS_LOOKUP_EVERY_PRESENT && left > 1 &&
+	       pte_is_present(pte);
+}
+
+/*
  * A present PTE at entry i starts a batch: mremap_folio_pte_batch() looks
  * the folio up (vm_normal_folio()) only when more than one entry is left
- * and pte_batch_hint() is above 1 (0b5be138ce00, 6.17-rc2); then
+ * and pte_batch_hint() is above 1 (0b5be138ce00, 6.17-rc2), or for every
+ * present PTE under PTS_LOOKUP_EVERY_PRESENT (lookup_every()); then
  * folio_pte_batch_flags() takes the hinted block and goes on, block by
  * block, while the next block maps the next pages of the same folio with
  * the same bits, up to the folio's end.  Without the folio's order the
@@ -604,7 +648,7 @@ static __always_inline void batch_open(struct pte_batches *sc, __u32 left,
 
 	if (left > 1)
 		nr = batch_hint(pte, index);
-	if (nr == 1) {
+	if (nr == 1 && !lookup_every(pte, left)) {
 		batch_count(sc, 1);
 		return;
 	}
@@ -674,6 +718,12 @@ static __always_inline __u64 below_bit(__u64 i, __u64 n)
 __noinline int pte_batch_entry(struct pte_batches *sc, __u64 pte, __u32 left,
 			       __u32 index)
 {
+	/*
+	 * x86 has no use for @index (batch_hint() is 1): without this clang
+	 * drops the argument, the caller leaves R4 unset and the verifier
+	 * refuses the call ("R4 is not a scalar")
+	 */
+	opaque_index(index);
 	if (!sc)
 		return 0;
 	if (!pte) {
@@ -739,8 +789,8 @@ static long pte_count_chunk(__u64 chunk, struct pte_scan *sc)
 }
 
 /*
- * 6.17+ on x86: pte_batch_hint() is 1 for every entry, so
- * mremap_folio_pte_batch() returns 1 before its folio lookup and each of
+ * 6.17+ on x86 under PTS_LOOKUP_HINTED: pte_batch_hint() is 1 for every
+ * entry, so mremap_folio_pte_batch() returns 1 before its folio lookup and each of
  * the @ptes non-none entries moves alone (mm/mremap.c, 7.3): as many
  * batches of one, and no lookup.
  */
@@ -754,6 +804,15 @@ static __always_inline void single_batches(struct mpt_walk *w, __u64 ptes,
 		w->iter_max_batch = 1;
 	if (sizes)
 		hist_add_n(PTS_H_PTE_BATCH, 1, ptes);
+}
+
+/*
+ * Can a batch be longer than one PTE: on arm64 (contpte hints), and
+ * anywhere the kernel looks every present PTE's folio up
+ */
+static __always_inline bool batches_possible(void)
+{
+	return has_batch_hints() || lookup_rule == PTS_LOOKUP_EVERY_PRESENT;
 }
 
 /*
@@ -784,14 +843,14 @@ static __always_inline void marker_pte_table(__u64 *ptep)
 		return;
 	sc.first_index = (w->iter_addr >> cfg.page_shift) & (per_table - 1);
 	/* as iter_finish(): the exec stack and undo moves are not counted */
-	sc.b.sizes = !w->for_stack && !w->reverse;
+	sc.b.sizes = !w->for_stack && !w->reverse && !w->checking;
 	size = sc.n * sizeof(__u64);
 	opaque_index(size);	/* check and pass one register */
 	if (size > sizeof(sc.buf->entries))
 		return;
 	if (bpf_probe_read_kernel(sc.buf->entries, size, ptep))
 		return;
-	if (!(cfg.flags & PTS_CFG_BATCH_INFER) || !has_batch_hints()) {
+	if (!(cfg.flags & PTS_CFG_BATCH_INFER) || !batches_possible()) {
 		bpf_loop(PTS_PTE_TABLE_MAX / PTE_COUNT_CHUNK, pte_count_chunk,
 			 &sc, 0);
 		w->iter_ptes += sc.ptes;
@@ -1133,6 +1192,11 @@ static __always_inline void vnf_exit(void)
 
 	if (!w || !w->vnf_ts)
 		return;
+	if (w->checking) {
+		check_counts.vnf_calls++;
+		w->vnf_ts = 0;
+		return;
+	}
 	count_add(PTS_C_VNF_CALLS, 1);
 	hist_add(PTS_H_VNF_NS, bpf_ktime_get_ns() - w->vnf_ts);
 	w->vnf_ts = 0;

@@ -4,7 +4,7 @@
  * architecture: where a PUD's PMD table is (through the direct map), when
  * a PMD entry is empty, the hint a PTE gives pte_batch_hint(), the bits
  * folio_pte_batch_flags() compares, and the order of the folio a PTE
- * maps.  Only arm64 batches PTEs: elsewhere pte_batch_hint() is 1.
+ * maps.  Only arm64 hints at batches: elsewhere pte_batch_hint() is 1.
  */
 #ifndef PTSCOPE_PGTABLE_BPF_H
 #define PTSCOPE_PGTABLE_BPF_H
@@ -114,6 +114,15 @@ static __always_inline int pmd_entry_none(__u64 pud, __u64 addr)
 /* output address bits [47:12] (4K) or [47:14] (16K), without LPA2 */
 #define ARM64_PTE_ADDR_MASK	0x0000fffffffff000ULL
 
+/* x86: _PAGE_PRESENT, _PAGE_PROTNONE (a user PTE's _PAGE_GLOBAL bit) */
+#define X86_PTE_PRESENT		(1ULL << 0)
+#define X86_PTE_PROTNONE	(1ULL << 8)
+#define X86_PTE_ACCESSED	(1ULL << 5)
+#define X86_PTE_DIRTY		(1ULL << 6)
+#define X86_PTE_SOFT_DIRTY	(1ULL << 58)
+/* PTE_PFN_MASK with 52 physical address bits */
+#define X86_PTE_ADDR_MASK	0x000ffffffffff000ULL
+
 /* can pte_batch_hint() be above 1: arm64 only (contpte) */
 static __always_inline bool has_batch_hints(void)
 {
@@ -137,24 +146,50 @@ static __always_inline __u32 batch_hint(__u64 pte, __u32 table_index)
 }
 
 /*
+ * pte_present(): move_ptes() batches only present PTEs.  arm64's
+ * PROT_NONE PTEs (valid bit clear, 6.10+ PTE_PRESENT_INVALID) are taken
+ * as not present: the start-up check's moves have none.
+ */
+static __always_inline bool pte_is_present(__u64 pte)
+{
+#if defined(__TARGET_ARCH_x86)
+	return pte & (X86_PTE_PRESENT | X86_PTE_PROTNONE);
+#else
+	return pte & ARM64_PTE_VALID;
+#endif
+}
+
+static __always_inline __u64 pte_pfn_of(__u64 pte)
+{
+#if defined(__TARGET_ARCH_x86)
+	return (pte & X86_PTE_ADDR_MASK) >> cfg.page_shift;
+#else
+	return (pte & ARM64_PTE_ADDR_MASK) >> cfg.page_shift;
+#endif
+}
+
+/*
  * A PTE as folio_pte_batch_flags() compares it when mremap_folio_pte_batch()
  * passes FPB_RESPECT_WRITE (7.3 mm/internal.h, __pte_batch_clear_ignored()):
- * clean (arm64's pte_mkclean() clears PTE_DIRTY and sets PTE_RDONLY) and
- * old.  arm64 has no soft-dirty bit to clear.
+ * clean and old, without soft-dirty (arm64's pte_mkclean() clears
+ * PTE_DIRTY and sets PTE_RDONLY; arm64 has no soft-dirty bit).
  */
 static __always_inline __u64 pte_batch_key(__u64 pte)
 {
+#if defined(__TARGET_ARCH_x86)
+	return pte & ~(X86_PTE_ACCESSED | X86_PTE_DIRTY | X86_PTE_SOFT_DIRTY);
+#else
 	return ((pte & ~(ARM64_PTE_DIRTY | ARM64_PTE_AF)) | ARM64_PTE_RDONLY);
+#endif
 }
 
-#if defined(__TARGET_ARCH_arm64)
 /*
  * The memmap base (vmemmap, SPARSEMEM_VMEMMAP): every present section's
  * section_mem_map encodes mem_map minus the section's first pfn, which
  * is vmemmap itself (mm/sparse.c, sparse_encode_mem_map()), with flags
  * in its low bits (below SECTION_MAP_LAST_BIT, 6 in 7.3).  mem_section
- * is a pointer to the roots with SPARSEMEM_EXTREME, as every arm64
- * kernel we prove on is built; it is read once.
+ * is a pointer to the roots with SPARSEMEM_EXTREME, as every arm64 and
+ * x86-64 kernel we prove on is built; it is read once.
  */
 extern const void mem_section __ksym __weak;
 
@@ -227,55 +262,49 @@ static __always_inline void memmap_read_base(void)
  * PG_head in page->flags, the first word of struct page on every kernel
  * (an unsigned long, memdesc_flags_t from 6.18: read it by offset)
  */
-static __always_inline bool page_is_head(__u64 page)
+static __always_inline int page_is_head(__u64 page)
 {
 	__u64 flags = 0;
 
 	if (bpf_probe_read_kernel(&flags, sizeof(flags), (void *)page))
-		return false;
-	return flags & (1ULL << bpf_core_enum_value(enum pageflags, PG_head));
+		return -1;
+	return !!(flags & (1ULL << bpf_core_enum_value(enum pageflags, PG_head)));
 }
 
-/* orders tried above the contpte block's: past a PMD on either page size */
-#define FOLIO_ORDERS_TRIED	9
+/* orders tried: from 1 to past a PMD on either page size */
+#define FOLIO_ORDERS_TRIED	12
 
 /*
- * Pages a PTE's folio has from the PTE's pfn to its end, or 0 when it
- * cannot be told.  A large folio is naturally aligned in pfn, and its
- * head's _flags_1 holds the order (folio_large_order(), 6.10+): the order
- * k whose aligned head says k is the folio's.  Tails are not followed
- * (compound_head became compound_info, a mask under HVO, in 7.x).  A PTE
- * in a contpte block maps a folio of at least the block's order.
+ * Pages a PTE's folio has from the PTE's pfn to its end, 1 for an
+ * order-0 page, or 0 when it cannot be told.  A large folio is naturally
+ * aligned in pfn, and its head's _flags_1 holds the order
+ * (folio_large_order(), 6.10+): the order k whose aligned head says k is
+ * the folio's.  Tails are not followed (compound_head became
+ * compound_info, a mask under HVO, in 7.x).
  */
 static __noinline __u32 folio_pages_left(__u64 pte)
 {
-	__u64 pfn = (pte & ARM64_PTE_ADDR_MASK) >> cfg.page_shift;
+	__u64 pfn = pte_pfn_of(pte);
 	__u64 base = memmap_base, head, head_pfn;
-	__u32 order, first = cfg.page_shift == 14 ? 7 : 4, i;
+	__u32 order, i;
+	int is_head;
 
 	if (base == MEMMAP_UNKNOWN || base == MEMMAP_MISSING)
 		return 0;
 	for (i = 0; i < FOLIO_ORDERS_TRIED; i++) {
-		order = first + i;
+		order = 1 + i;
 		head_pfn = pfn & ~((1ULL << order) - 1);
 		head = base + head_pfn * bpf_core_type_size(struct page);
-		if (!page_is_head(head))
+		is_head = page_is_head(head);
+		if (is_head < 0)
+			return 0;
+		if (!is_head)
 			continue;
 		if ((BPF_CORE_READ((struct folio *)head, _flags_1) & 0xff) != order)
 			continue;
 		return (1U << order) - (pfn - head_pfn);
 	}
-	return 0;
+	return 1;
 }
-#else
-static __always_inline void memmap_read_base(void)
-{
-}
-
-static __always_inline __u32 folio_pages_left(__u64 pte)
-{
-	return 0;
-}
-#endif
 
 #endif /* PTSCOPE_PGTABLE_BPF_H */

@@ -169,6 +169,7 @@ struct mpt_walk {
 	__u8 iter_hpmd_tried;
 	__u8 iter_hpmd_moved;
 	__u8 iter_pte_seen;
+	__u8 checking;		/* the start-up check's move: counted apart */
 	__u64 iter_addr;
 	__u64 iter_ptes;
 	__u32 iter_batches;	/* inferred (PTS_CFG_BATCH_INFER) */
@@ -388,11 +389,25 @@ static __always_inline bool cgroup_matches(void)
 	return bpf_current_task_under_cgroup(&cgroup_filter, 0) == 1;
 }
 
+/*
+ * The frontend's thread while it runs the start-up check of the batch
+ * model (src/engine/batch_check.c), 0 otherwise: that thread's moves are
+ * counted apart (mremap.bpf.c, check_counts) and its other work nowhere.
+ */
+__u32 check_tid;
+
+static __always_inline bool checking(void)
+{
+	return check_tid && (__u32)bpf_get_current_pid_tgid() == check_tid;
+}
+
 /* Does the current task belong to what the user asked to trace? */
 static __always_inline bool task_wanted(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
+	if (checking())
+		return false;
 	if (cfg.filter_tgid && tgid != cfg.filter_tgid)
 		return false;
 	if (cfg.filter_traced && !bpf_map_lookup_elem(&traced, &tgid))

@@ -243,6 +243,38 @@ struct pts_config {
  */
 #define PTS_CFG_FAULT_CHARGE_FREE	(1U << 8)
 
+/*
+ * When move_ptes() (6.17+) looks a folio up to batch the PTEs from a
+ * present one, as the frontend's start-up check found this kernel to do
+ * (src/engine/batch_check.c); the BPF side's lookup_rule.
+ */
+enum pts_lookup_rule {
+	/*
+	 * 7.3, and 6.17 from the fix 0b5be138ce00: only where
+	 * pte_batch_hint() is above 1 (an arm64 contpte block; never on x86)
+	 */
+	PTS_LOOKUP_HINTED,
+	/*
+	 * 6.17-rc1 ("mm: optimize mremap() by PTE batching"), and the lab's
+	 * regression kernel: for every present PTE but the extent's last
+	 */
+	PTS_LOOKUP_EVERY_PRESENT,
+	PTS_LOOKUP_RULES,
+};
+
+/*
+ * What the PTE-table marker counted of the start-up check's own moves,
+ * and vm_normal_folio() calls inside them (the truth): the check's work
+ * is counted here and in no other counter.
+ */
+struct pts_check_counts {
+	__u64 extents;		/* PTE-level extents the marker saw */
+	__u64 ptes;
+	__u64 batches;		/* the model's */
+	__u64 lookups;		/* the model's */
+	__u64 vnf_calls;	/* the kernel's vm_normal_folio() calls */
+};
+
 enum pts_event_type {
 	PTS_EV_MREMAP = 1,
 	PTS_EV_FAULT,
