@@ -75,18 +75,19 @@ bool catalog_provides(const struct pts_candidate *c, unsigned int needs_any,
 	"PMD moves (direct map base unknown, PMD entries unread)"
 /*
  * Stock kernels count no batches: the marker replays move_ptes() over the
- * PTEs it reads (bpf/mremap.bpf.c pte_scan_one()).
+ * PTEs it reads (bpf/mremap.bpf.c pte_batch_entry()), under the lookup
+ * rule the start-up check found this kernel to follow.
  */
 #define INFER_BATCHES \
-	"the source PTE table as move_ptes() reads it: a present PTE in an " \
-	"arm64 contpte block (PTE_CONT) starts a batch after one folio " \
-	"lookup (pte_batch_hint(), 6.17 with 0b5be138ce00), which goes on " \
-	"block by block while the PTEs map the next pages of the same folio " \
-	"(folio_pte_batch_flags()), the folio's end read from its order in " \
-	"the memmap; any other PTE moves alone, without a lookup (x86: " \
-	"always). Where the memmap cannot be read (no mem_section in " \
-	"kallsyms) a batch ends with its block: exact only for folios no " \
-	"larger than one"
+	"the source PTE table as move_ptes() reads it, replayed under the " \
+	"folio lookup rule that the start-up check saw this kernel follow " \
+	"(probe shows the check): a present PTE starts a batch after one " \
+	"folio lookup (vm_normal_folio()) where pte_batch_hint() is above 1 " \
+	"(an arm64 contpte block; 7.3, 6.17 with 0b5be138ce00) or, on " \
+	"6.17-rc1-like kernels, wherever more than one PTE is left; the " \
+	"batch goes on while the PTEs map the next pages of the same folio " \
+	"(folio_pte_batch_flags()), to the folio's end read from its order " \
+	"in the memmap; any other PTE moves alone, without a lookup"
 #define INFER_NO_PTE_HELPER_AND_PMD_UNREAD \
 	INFER_NO_PTE_HELPER "; " INFER_PMD_UNREAD
 
@@ -357,11 +358,14 @@ static const struct pts_candidate mremap_pte_batches_cands[] = {
 		.obj = PTS_OBJ_MREMAP,
 		.cfg_flags = PTS_CFG_BATCH_INFER,
 		.counted_by = "mremap.levels",
+		.check_progs = { "vnf_fentry", "vnf_fexit" },
 		.reqs = {
 			{ PTS_REQ_METRIC_PATH, "mremap.levels" },
 			{ PTS_REQ_METRIC_CFG, "mremap.levels",
 			  .cfg = PTS_CFG_PTE_MARKER },
 			{ PTS_REQ_KERNEL_MIN, NULL, "6.17" },
+			/* the start-up check's truth: the kernel's lookups */
+			{ PTS_REQ_FENTRY, "vm_normal_folio" },
 		},
 	},
 	{
@@ -372,11 +376,14 @@ static const struct pts_candidate mremap_pte_batches_cands[] = {
 		.obj = PTS_OBJ_MREMAP,
 		.cfg_flags = PTS_CFG_BATCH_INFER,
 		.counted_by = "mremap.levels",
+		.check_progs = { "vnf_kprobe", "vnf_kretprobe" },
 		.reqs = {
 			{ PTS_REQ_METRIC_PATH, "mremap.levels" },
 			{ PTS_REQ_METRIC_CFG, "mremap.levels",
 			  .cfg = PTS_CFG_PTE_MARKER },
 			{ PTS_REQ_KERNEL_MIN, NULL, "6.17" },
+			/* the start-up check's truth: the kernel's lookups */
+			{ PTS_REQ_KPROBE, "vm_normal_folio" },
 		},
 	},
 };

@@ -93,6 +93,11 @@ struct pts_candidate {
 	const char *counted_by;
 	unsigned int cfg_flags;			/* PTS_CFG_* it needs */
 	/*
+	 * loaded with the candidate, attached only while the start-up
+	 * check of its inference runs (engine/batch_check.c), then detached
+	 */
+	const char *check_progs[PTS_MAX_PROGS];
+	/*
 	 * attaches a syscall tracepoint (syscalls:* or raw_syscalls:*):
 	 * while attached every syscall of every task takes the slow path
 	 * (see PTS_SYSCALL_TAX_NS); tests/unit/test_catalog.c checks this

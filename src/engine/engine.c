@@ -349,6 +349,11 @@ static int enable_candidate(struct pts_objects *objs,
 		if (err)
 			return err;
 	}
+	for (j = 0; j < PTS_MAX_PROGS && c->check_progs[j]; j++) {
+		err = objects_enable(objs, c->obj, c->check_progs[j]);
+		if (err)
+			return err;
+	}
 	return set_targets(objs, ch, c);
 }
 
@@ -532,6 +537,55 @@ int engine_attach(struct pts_engine *eng, const struct pts_config *base,
 cleanup:
 	objects_close(&eng->objs);
 	return err;
+}
+
+/*
+ * Attach the check programs of @metric's chosen candidate, into @links
+ * (at most PTS_MAX_PROGS).  Returns how many, or -errno with @why said.
+ */
+int engine_attach_check_progs(struct pts_engine *eng, const char *metric,
+			      struct bpf_link **links, char *why, size_t len)
+{
+	const struct pts_choice *ch = engine_choice(eng, metric);
+	const struct pts_candidate *c;
+	struct bpf_program *prog;
+	int j, err;
+
+	if (!ch || ch->chosen < 0)
+		return -ENOENT;
+	c = &ch->metric->cands[ch->chosen];
+	for (j = 0; j < PTS_MAX_PROGS && c->check_progs[j]; j++) {
+		prog = objects_prog(&eng->objs, c->obj, c->check_progs[j]);
+		links[j] = prog ? attach_prog(prog, c->kind, NULL) : NULL;
+		if (links[j])
+			continue;
+		err = prog ? -errno : -ENOENT;
+		snprintf(why, len, "%s: attach of %s failed, %s",
+			 path_kind_name(c->kind), c->check_progs[j],
+			 strerror(-err));
+		while (j--)
+			bpf_link__destroy(links[j]);
+		return err;
+	}
+	return j;
+}
+
+/* @metric's chosen candidate cannot be used after all: say why */
+void engine_withdraw(struct pts_engine *eng, const char *metric,
+		     const char *why)
+{
+	struct pts_choice *ch;
+	int i;
+
+	for (i = 0; i < eng->nr_choices; i++) {
+		ch = &eng->choices[i];
+		if (strcmp(ch->metric->name, metric) || ch->chosen < 0)
+			continue;
+		ch->refused[ch->chosen] = true;
+		ch->err[ch->chosen] = -EPROTO;
+		snprintf(ch->why[ch->chosen], PTS_WHY_LEN, "%s", why);
+		ch->chosen = -1;
+	}
 }
 
 void engine_detach(struct pts_engine *eng)

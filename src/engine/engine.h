@@ -30,6 +30,31 @@ struct pts_choice {
 	bool opted_in;			/* an opt_in metric the user asked for */
 };
 
+/*
+ * The start-up check of the PTE batch model (engine/batch_check.c): one
+ * move of known geometry per shape, under each lookup rule in turn,
+ * with the kernel's vm_normal_folio() calls as the truth.
+ */
+#define PTS_CHECK_SHAPES	3
+#define PTS_CHECK_NOTE_LEN	160
+
+struct pts_check_shape {
+	const char *name;		/* "4 KiB pages" */
+	char note[PTS_CHECK_NOTE_LEN];	/* why it did not run, or what it had */
+	bool ran;
+	__u64 ptes_expected;
+	struct pts_check_counts seen[PTS_LOOKUP_RULES];	/* per rule */
+};
+
+struct pts_batch_check {
+	bool ran;
+	int rule;			/* enum pts_lookup_rule taken; -1: none */
+	char note[PTS_WHY_LEN];		/* why it did not run, or none fits */
+	double ms;			/* its cost at start, attach included */
+	int nr_shapes;
+	struct pts_check_shape shapes[PTS_CHECK_SHAPES];
+};
+
 struct pts_engine {
 	int mode;			/* PTS_MODE_AUTO or an enum pts_path_kind */
 	bool follow_fork;		/* stat -- CMD: include stat_only rows */
@@ -38,6 +63,7 @@ struct pts_engine {
 	struct pts_objects objs;
 	struct bpf_link *links[PTS_MAX_LINKS];
 	int nr_links;
+	struct pts_batch_check batch_check;
 };
 
 void engine_init(struct pts_engine *eng, int mode, bool follow_fork);
@@ -71,6 +97,10 @@ unsigned int engine_refused_kinds(const struct pts_engine *eng, int err);
 bool engine_kernel_refused(const struct pts_choice *ch, int i);
 int engine_attach(struct pts_engine *eng, const struct pts_config *cfg,
 		  pts_check_fn check, void *ctx);
+int engine_attach_check_progs(struct pts_engine *eng, const char *metric,
+			      struct bpf_link **links, char *why, size_t len);
+void engine_withdraw(struct pts_engine *eng, const char *metric,
+		     const char *why);
 void engine_detach(struct pts_engine *eng);
 
 #endif

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "engine/objects.h"
 #include "mremap.skel.h"
@@ -126,6 +128,40 @@ static int *shared_fd(struct pts_objects *objs, size_t i)
 	return i < named ? fds[i] : &objs->thread_fds[i - named];
 }
 
+/*
+ * After bpf_object__load() a skeleton's .bss pointer still points at
+ * libbpf's private copy of the initial values: only
+ * bpf_object__load_skeleton() maps the map itself over it (libbpf 1.1,
+ * bpf_object__load_skeleton()).  Do the same, so that what user space
+ * writes there (the start-up check's state) is what the programs read.
+ */
+static int share_bss(struct bpf_map *map, void *bss)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t size = (bpf_map__value_size(map) + page - 1) & ~(page - 1);
+
+	if (!bss || !(bpf_map__map_flags(map) & BPF_F_MMAPABLE))
+		return -EOPNOTSUPP;
+	if (mmap(bss, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 bpf_map__fd(map), 0) == MAP_FAILED)
+		return -errno;
+	return 0;
+}
+
+static int share_loaded_bss(struct pts_objects *objs, enum pts_obj_id id)
+{
+	switch (id) {
+	case PTS_OBJ_MREMAP:
+		return share_bss(objs->mremap->maps.bss, objs->mremap->bss);
+	case PTS_OBJ_THP:
+		return share_bss(objs->thp->maps.bss, objs->thp->bss);
+	case PTS_OBJ_TASK:
+		return share_bss(objs->task->maps.bss, objs->task->bss);
+	default:
+		return -EINVAL;
+	}
+}
+
 /* The first object loaded creates the shared maps, the others reuse them. */
 static int load_one(struct pts_objects *objs, enum pts_obj_id id)
 {
@@ -144,6 +180,8 @@ static int load_one(struct pts_objects *objs, enum pts_obj_id id)
 			return err;
 	}
 	err = bpf_object__load(objs->obj[id]);
+	if (!err)
+		err = share_loaded_bss(objs, id);
 	if (err)
 		return err;
 	objs->loaded[id] = true;
@@ -176,6 +214,38 @@ void objects_close(struct pts_objects *objs)
 	thp_bpf__destroy(objs->thp);
 	task_bpf__destroy(objs->task);
 	objects_reset(objs);
+}
+
+/*
+ * The start-up check's thread (0: none), in every loaded object: the
+ * BPF side counts its moves apart and its other work nowhere.
+ */
+void objects_set_check_tid(struct pts_objects *objs, __u32 tid)
+{
+	if (objs->loaded[PTS_OBJ_MREMAP])
+		objs->mremap->bss->check_tid = tid;
+	if (objs->loaded[PTS_OBJ_THP])
+		objs->thp->bss->check_tid = tid;
+	if (objs->loaded[PTS_OBJ_TASK])
+		objs->task->bss->check_tid = tid;
+}
+
+/* enum pts_lookup_rule, for the PTE-table marker's batch model */
+void objects_set_lookup_rule(struct pts_objects *objs, __u32 rule)
+{
+	if (objs->loaded[PTS_OBJ_MREMAP])
+		objs->mremap->bss->lookup_rule = rule;
+}
+
+/* what the start-up check's moves counted, then zero for the next */
+void objects_take_check_counts(struct pts_objects *objs,
+			       struct pts_check_counts *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!objs->loaded[PTS_OBJ_MREMAP])
+		return;
+	*out = objs->mremap->bss->check_counts;
+	memset(&objs->mremap->bss->check_counts, 0, sizeof(*out));
 }
 
 bool objects_is_kretprobe(const struct bpf_program *prog)

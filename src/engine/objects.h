@@ -42,6 +42,11 @@ int objects_enable(struct pts_objects *objs, enum pts_obj_id id,
 struct bpf_program *objects_prog(struct pts_objects *objs,
 				 enum pts_obj_id id, const char *prog);
 int objects_load(struct pts_objects *objs);
+/* the start-up check's state in the loaded objects' .bss */
+void objects_set_check_tid(struct pts_objects *objs, __u32 tid);
+void objects_set_lookup_rule(struct pts_objects *objs, __u32 rule);
+void objects_take_check_counts(struct pts_objects *objs,
+			       struct pts_check_counts *out);
 /* is @prog a kretprobe (its section "kretprobe/FUNC")? */
 bool objects_is_kretprobe(const struct bpf_program *prog);
 /* what @prog's section names after its type: "FUNC", "cat/event"; or "" */

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "data/cgroup_prune.h"
+#include "engine/batch_check.h"
 #include "tracer/tracer.h"
 
 void tracer_build_config(const struct pts_kfeatures *kf,
@@ -117,6 +118,8 @@ int tracer_start(struct pts_tracer *t, const struct pts_tracer_params *p)
 		tracer_stop(t);
 		return err;
 	}
+	/* no inferred batch count before its model is checked here */
+	batch_check_run(&t->eng, &t->cfg);
 	/*
 	 * The kernel BTF, the kallsyms copy and libbpf's own BTF loads were
 	 * for choosing and loading only: give their memory back.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ptscope probe: what this kernel offers and which path each metric uses. */
 #include <stdio.h>
+#include "engine/batch_check.h"
 #include "engine/catalog.h"
 #include "views/report.h"
 #include "tracer/tracer.h"
@@ -53,6 +54,18 @@ static void syscall_tax_text(FILE *out, const struct pts_engine *eng)
 	fputc('\n', out);
 }
 
+/* under the status table: the start-up check of the inferred batches */
+static void batch_check_text(FILE *out, const struct pts_engine *eng)
+{
+	char summary[2048];
+	int col;
+
+	batch_check_summary(&eng->batch_check, summary, sizeof(summary));
+	col = fprintf(out, "\nstart-up check of %s:", PTS_BATCH_CHECK_METRIC);
+	report_wrap(out, col, 6, summary);
+	fputc('\n', out);
+}
+
 static void probe_text(FILE *out, struct pts_tracer *s)
 {
 	struct pts_hook hooks[PTS_MAX_LINKS];
@@ -67,6 +80,7 @@ static void probe_text(FILE *out, struct pts_tracer *s)
 		s->kf.kprobe_pmu ? "yes" : "no");
 	fprintf(out, "\nmetric                   status    path\n");
 	report_metric_status(out, &s->rep);
+	batch_check_text(out, &s->eng);
 	syscall_tax_text(out, &s->eng);
 	fprintf(out, "\ncandidates, best first (* = attached):\n");
 	for (i = 0; i < s->eng.nr_choices; i++) {

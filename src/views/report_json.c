@@ -7,6 +7,7 @@
 #include "data/format.h"
 #include "data/hist.h"
 #include "data/selfcheck.h"
+#include "engine/batch_check.h"
 #include "views/report.h"
 
 #define THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
@@ -78,6 +79,58 @@ json_object *report_system_json(const struct pts_report *rep)
 	return sys;
 }
 
+static json_object *check_counts_json(const struct pts_check_counts *c)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "extents", json_u64(c->extents));
+	json_object_object_add(o, "ptes", json_u64(c->ptes));
+	json_object_object_add(o, "batches", json_u64(c->batches));
+	json_object_object_add(o, "lookups", json_u64(c->lookups));
+	json_object_object_add(o, "kernel_lookups", json_u64(c->vnf_calls));
+	return o;
+}
+
+/* one shape of the start-up check: what each rule's model counted */
+static json_object *check_shape_json(const struct pts_check_shape *sh)
+{
+	json_object *o = json_object_new_object(), *rules;
+	int rule;
+
+	json_object_object_add(o, "shape", json_object_new_string(sh->name));
+	json_object_object_add(o, "ran", json_object_new_boolean(sh->ran));
+	json_object_object_add(o, "note", json_object_new_string(sh->note));
+	if (!sh->ran)
+		return o;
+	json_object_object_add(o, "ptes_expected", json_u64(sh->ptes_expected));
+	rules = json_object_new_object();
+	for (rule = 0; rule < PTS_LOOKUP_RULES; rule++)
+		json_object_object_add(rules, batch_rule_name(rule),
+				       check_counts_json(&sh->seen[rule]));
+	json_object_object_add(o, "rules", rules);
+	return o;
+}
+
+/* the start-up check of the batch model: what ran, what it saw, the rule */
+static json_object *batch_check_json(const struct pts_batch_check *bc)
+{
+	json_object *o = json_object_new_object();
+	json_object *shapes = json_object_new_array();
+	int i;
+
+	json_object_object_add(o, "ran", json_object_new_boolean(bc->ran));
+	json_object_object_add(o, "rule", json_object_new_string(
+				       batch_rule_name(bc->rule)));
+	json_object_object_add(o, "rule_means", json_object_new_string(
+				       batch_rule_desc(bc->rule)));
+	json_object_object_add(o, "note", json_object_new_string(bc->note));
+	json_object_object_add(o, "ms", json_object_new_double(bc->ms));
+	for (i = 0; i < bc->nr_shapes; i++)
+		json_object_array_add(shapes, check_shape_json(&bc->shapes[i]));
+	json_object_object_add(o, "shapes", shapes);
+	return o;
+}
+
 static json_object *metric_json(const struct pts_choice *ch)
 {
 	json_object *m = json_object_new_object();
@@ -128,6 +181,10 @@ json_object *report_metrics_json(const struct pts_report *rep)
 	for (i = 0; i < rep->eng->nr_choices; i++)
 		json_object_object_add(metrics, rep->eng->choices[i].metric->name,
 				       metric_json(&rep->eng->choices[i]));
+	json_object_object_add(json_object_object_get(metrics,
+						      PTS_BATCH_CHECK_METRIC),
+			       "start_check",
+			       batch_check_json(&rep->eng->batch_check));
 	return metrics;
 }
 
