@@ -5,7 +5,7 @@
 
 # the series must apply and pass checkpatch, then tests/vm/test_patched.sh
 # builds each variant with kernel/build and boots it, for amd64 and then
-# arm64 (make check runs amd64 only)
+# arm64
 kernel-check: need-deps-vm need-deps-kernel all static
 	@./tests/run.sh kernel kernel/check-patches.sh tests/vm/test_patched.sh \
 		tests/vm/test_patched_arm64.sh

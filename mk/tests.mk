@@ -121,6 +121,7 @@ check: deps-vm deps-kernel deps-deb deps-image
 	@VM_KERNELS="$(VM_KERNELS)" ./tests/run.sh all $(HARNESS_TESTS) $(TREE_TESTS) $(UNIT_BINS) \
 		tests/host/test_*.sh tests/vm/test_matrix.sh \
 		kernel/check-patches.sh tests/vm/test_patched.sh \
+		tests/vm/test_patched_arm64.sh \
 		$(SAN_RUN) $(FUZZ_RUN)
 
 DEPFILES += $(patsubst %.o,%.d,$(SAN_LIB_OBJS) $(SAN_OUT)/$(ARCH)/main.o \

@@ -5,8 +5,9 @@
 # again) with kernel/build, boot each under qemu with static ptscope, and
 # check the reports against the workload geometry and the kernel's counters
 # (tests/vm/checkers/check_patched.py).  Then ptscope diff of the regression and
-# patched recordings (3 runs each) must call it a change and name the folio
-# lookups, exactly.  PATCHED_ARCH=arm64 runs the same on arm64 (not in
+# patched recordings (3 runs each), through the tracepoints and through the
+# fentry markers alone, must call it a change and name the folio lookups,
+# exactly.  PATCHED_ARCH=arm64 runs the same on arm64 (not in
 # make check: see kernel/README.md).
 # PATCHED_VARIANTS picks a subset.  A kernel that does not build, boot or
 # attach is a failure, never a skip.
@@ -75,36 +76,46 @@ lab_times() {
 # The lab's regression in ptscope diff, 3 runs a variant: "changed", and
 # the folio lookups are among the changes, exactly (the same count in
 # every run: 128 MiB of 4 KiB PTEs less the last of each of the 128
-# extents, against none with the fix)
+# extents, against none with the fix).
+# check_diff SUFFIX NAME...: the recordings VARIANTSUFFIX.json, and the
+# diff rows NAME that must carry the lookups
 check_diff() {
-	local base=$work/regression.json new=$work/patched.json
+	local suffix=$1 base=$work/regression$1.json new=$work/patched$1.json
+	local what="diff regression$1 -> patched$1"
 
+	shift
 	if [ ! -f "$base" ] || [ ! -f "$new" ]; then
-		not_ok "diff regression -> patched: no recordings to compare"
+		not_ok "$what: no recordings to compare"
 		return
 	fi
-	if ! "$top/build/ptscope" diff "$base" "$new" >"$work/diff.txt" 2>&1 ||
-	   ! "$top/build/ptscope" diff --json "$base" "$new" >"$work/diff.json" 2>&1; then
-		not_ok "diff regression -> patched: ptscope diff failed: $(head -n 2 "$work/diff.txt")"
+	if ! "$top/build/ptscope" diff "$base" "$new" >"$work/diff$suffix.txt" 2>&1 ||
+	   ! "$top/build/ptscope" diff --json "$base" "$new" >"$work/diff$suffix.json" 2>&1; then
+		not_ok "$what: ptscope diff failed: $(head -n 2 "$work/diff$suffix.txt")"
 		return
 	fi
-	sed 's/^/#   /' "$work/diff.txt"
+	sed 's/^/#   /' "$work/diff$suffix.txt"
 	cat >"$work/diff_check.py" <<-'PY'
 	import json, sys
 	d = json.load(open(sys.argv[1]))
+	what, names = sys.argv[2], sys.argv[3:]
 	changed = {r["name"]: r for r in d["changed"]}
 	want = (128 << 20) // 4096 - 128
-	print("1..3")
-	print("%s 1 - diff regression -> patched, 3 runs a side: verdict %s" % (
-	    "ok" if d["verdict"] == "changed" else "not ok", d["verdict"]))
-	for i, name in enumerate(("folio_lookups.calls", "levels.folio_lookups")):
+	print("1..%d" % (1 + len(names)))
+	print("%s 1 - %s, 3 runs a side: verdict %s" % (
+	    "ok" if d["verdict"] == "changed" else "not ok", what, d["verdict"]))
+	for i, name in enumerate(names):
 	    r = changed.get(name, {})
 	    got = (r.get("base"), r.get("new"), r.get("test"))
-	    print("%s %d - diff names %s as changed, exactly: %s (want %s)" % (
-	        "ok" if got == (want, 0, "exact") else "not ok", i + 2, name,
+	    print("%s %d - %s names %s as changed, exactly: %s (want %s)" % (
+	        "ok" if got == (want, 0, "exact") else "not ok", i + 2, what, name,
 	        got, (want, 0, "exact")))
 	PY
-	run_checker "diff regression -> patched" python3 "$work/diff_check.py" "$work/diff.json"
+	run_checker "$what" python3 "$work/diff_check.py" "$work/diff$suffix.json" \
+		"$what" "$@"
+}
+
+# lab_times_note: the lab workload's times, if both variants gave one
+lab_times_note() {
 	if [ -f "$work/regression.median_ns" ] && [ -f "$work/patched.median_ns" ]; then
 		lab_times "$(cat "$work/regression.accel" 2>/dev/null)" \
 			"$(cat "$work/patched.accel" 2>/dev/null)" \
@@ -123,7 +134,10 @@ else
 		boot_variant "$v"
 	done
 	if [[ " $variants " == *" regression "* && " $variants " == *" patched "* ]]; then
-		check_diff
+		check_diff "" folio_lookups.calls levels.folio_lookups
+		# through the markers alone, as on a stock kernel
+		check_diff -markers levels.folio_lookups
+		lab_times_note
 	fi
 fi
 tap_finish

@@ -1,6 +1,5 @@
 #!/bin/bash
 # tests/vm/test_patched.sh on arm64: the patched and regression kernels
-# cross-built for arm64 and booted under qemu.  In make kernel-check, not
-# in make check: an arm64 build from an empty cache takes longer than the
-# whole check may.
+# cross-built for arm64 and booted under qemu, where contpte makes the
+# lookup rules differ most.  In make check and make kernel-check.
 PATCHED_ARCH=arm64 exec "$(dirname "$0")/test_patched.sh" "$@"

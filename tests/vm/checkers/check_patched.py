@@ -57,6 +57,67 @@ def check_probe(variant, blocks):
     cm.check_verifier_cost(variant, "auto", probe)
 
 
+# the lookup rule the markers' start-up check must find on each variant
+# (engine/batch_check.c): the lab undoes the fix 0b5be138ce00
+RULE = {"patched": "hinted", "regression": "every-present"}
+
+
+def check_start_check(variant, blocks):
+    """2 checks: the fentry and kprobe markers' start-up check took the
+    variant's lookup rule, and the batches stay inferred from it"""
+    for mode in ("fentry", "kprobe"):
+        probe = json.loads(blocks.get(("probe", mode, None), "null") or "null")
+        m = (probe or {}).get("metrics", {}).get("mremap.pte_batches", {})
+        sc = m.get("start_check", {})
+        got = (m.get("status"), m.get("path"), sc.get("rule"))
+        want = ("inferred", mode, RULE[variant])
+        tap(got == want, "%s %s: pte_batches status, path, start-up check "
+            "rule %s (want %s)" % (variant, mode, got, want))
+        if sc.get("ran"):
+            print("# %s %s start-up check: %.1f ms, %s" % (
+                variant, mode, sc.get("ms", 0), "; ".join(
+                    "%s: kernel %s, model %s" % (
+                        sh["shape"],
+                        sh.get("rules", {}).get(RULE[variant], {}).get(
+                            "kernel_lookups"),
+                        sh.get("rules", {}).get(RULE[variant], {}).get(
+                            "lookups")) if sh["ran"] else
+                    "%s: %s" % (sh["shape"], sh["note"])
+                    for sh in sc.get("shapes", []))))
+
+
+def check_lab_markers(variant, blocks, save_dir):
+    """3 checks: the lab's 128 MiB move, 3 runs, through the fentry
+    markers alone (what a stock-kernel user gets): the PTEs, the batches
+    (every batch one PTE: 4 KiB folios) and the folio lookups the kernel
+    made, as lab_repeat's tracepoints count them"""
+    ptes, extents, runs = LAB["lab_repeat"]
+    report = stat(blocks, "fentry", "lab_markers")
+    if report is None:
+        tap(False, "%s lab_markers: no recording" % variant)
+        tap(False, "%s lab_markers: no recording" % variant)
+        tap(False, "%s lab_markers: no recording" % variant)
+        return
+    m = report["metrics"]["mremap.pte_batches"]
+    tap(m.get("status") == "inferred" and
+        m.get("start_check", {}).get("rule") == RULE[variant],
+        "%s lab_markers: batches %s, rule %s (want inferred, %s)" % (
+            variant, m.get("status"), m.get("start_check", {}).get("rule"),
+            RULE[variant]))
+    lv = report["counters"].get("mremap_levels", {})
+    want_lookups = (ptes - extents) * runs if variant == "regression" else 0
+    got = (lv.get("ptes"), lv.get("pte_batches"))
+    tap(got == (ptes * runs, ptes * runs),
+        "%s lab_markers: PTEs, batches %s (want %s)" % (
+            variant, got, (ptes * runs, ptes * runs)))
+    tap(lv.get("folio_lookups") == want_lookups,
+        "%s lab_markers: folio lookups %s (want %d, the kernel's)" % (
+            variant, lv.get("folio_lookups"), want_lookups))
+    if save_dir:
+        with open(os.path.join(save_dir, variant + "-markers.json"), "w") as f:
+            f.write(blocks[("stat", "fentry", "lab_markers")])
+
+
 def check_lab(variant, blocks, save_dir, names):
     """4 checks per name, and one per run of a repeated one"""
     for name in names:
@@ -176,7 +237,7 @@ def check_faults(blocks, names):
         pmd = cm.order_row(report, 9)
         if name == "fault_pmd":
             tap(pmd["alloc"] == 8, "patched %s: 8 PMD folios (%d)" % (name, pmd["alloc"]))
-            cm.check_kernel_equal(LABEL, mode, name, report, 9, "alloc",
+            cm.check_kernel_equal(LABEL % "patched", mode, name, report, 9, "alloc",
                                   "thp_fault_alloc", "anon_fault_alloc",
                                   BASE.mthp_stats)
             small = cm.order_row(report, 0)
@@ -188,7 +249,7 @@ def check_faults(blocks, names):
                    "patched %s: 4 huge zero page faults (%s), no 2M folio" % (
                        name, faults.get("huge_zero_page")))
         elif name == "fault_mthp":
-            cm.check_kernel_equal(LABEL, mode, name, report, 4, "alloc", None,
+            cm.check_kernel_equal(LABEL % "patched", mode, name, report, 4, "alloc", None,
                                   "anon_fault_alloc", BASE.mthp_stats)
         else:
             for field, vm, mthp in (
@@ -196,7 +257,7 @@ def check_faults(blocks, names):
                      "anon_fault_fallback_charge"),
                     ("fallback", "thp_fault_fallback", "anon_fault_fallback"),
                     ("alloc", "thp_fault_alloc", "anon_fault_alloc")):
-                cm.check_kernel_equal(LABEL, mode, name, report, 9, field,
+                cm.check_kernel_equal(LABEL % "patched", mode, name, report, 9, field,
                                       vm, mthp, BASE.mthp_stats)
             tap(pmd["fallback_charge"] >= 1, "patched %s: %d charge fallbacks" % (
                 name, pmd["fallback_charge"]))
@@ -247,7 +308,7 @@ def check_export(variant, blocks):
         print("# " + n)
 
 
-LABEL = "7.3-patched"
+LABEL = "7.3-%s"
 # kernel/build builds Debian's 7.3 source: what that kernel offers
 BASE = kernel_row("7.3-amd64")
 LEVEL_MODES = ("patched", "fentry", "kprobe")
@@ -271,28 +332,29 @@ def check_sparse_heap(blocks, mode):
             report["metrics"]["mremap.levels"]["status"]))
 
 
-def level_units(cases):
+def level_units(variant, cases):
     """the differential level test: the tracepoints are the oracle"""
     units = []
+    label = LABEL % variant
     for mode in LEVEL_MODES:
         markers = mode != "patched"
         units += [
             ("patched %s sparse_heap" % mode, 1,
              lambda b, m=mode: check_sparse_heap(b, m)),
             ("patched %s levels run" % mode, 1,
-             lambda b, m=mode: check_levels.check_run(LABEL, m, b, cases)),
+             lambda b, m=mode: check_levels.check_run(label, m, b, cases)),
             ("patched %s levels geometry" % mode, 1,
-             lambda b, m=mode: check_levels.check_geometry(LABEL, m, b, True)),
+             lambda b, m=mode: check_levels.check_geometry(label, m, b, True)),
             ("patched %s levels issue case" % mode, 2,
              lambda b, m=mode, k=markers: check_levels.check_issue_case(
-                 LABEL, m, b, k)),
+                 label, m, b, k)),
         ]
     for mode in ("fentry", "kprobe"):
         units.append(("patched levels %s = patched" % mode, 1,
-                      lambda b, m=mode: check_levels.compare(LABEL, "patched", m, b)))
+                      lambda b, m=mode: check_levels.compare(label, "patched", m, b)))
     units.append(("patched levels kprobe = fentry", 1,
                   lambda b: check_levels.compare(
-                      LABEL, "fentry", "kprobe", b,
+                      label, "fentry", "kprobe", b,
                       check_levels.SHARED_KEYS + check_levels.BATCH_KEYS +
                       ("empty",))))
     return units
@@ -308,15 +370,19 @@ def variant_units(variant, save_dir, cases):
         units.append(("%s %s" % (variant, name), checks,
                       lambda b, n=name: check_lab(variant, b, save_dir, [n])))
     units.append(("%s export" % variant, 3, lambda b: check_export(variant, b)))
+    units.append(("%s start-up check" % variant, 2,
+                  lambda b: check_start_check(variant, b)))
+    units.append(("%s lab_markers" % variant, 3,
+                  lambda b: check_lab_markers(variant, b, save_dir)))
     if variant != "patched":
-        return units
+        return units + level_units(variant, cases)
     for name in cm.EXPECT:
         units.append(("patched %s" % name, 3,
                       lambda b, n=name: check_same_levels(b, [n])))
     for name in FAULT_CHECKS:
         units.append(("patched %s" % name, FAULT_CHECKS[name],
                       lambda b, n=name: check_faults(b, [n])))
-    return units + level_units(cases)
+    return units + level_units(variant, cases)
 
 
 def main():

@@ -2,9 +2,10 @@
 # Guest side of tests/vm/test_patched.sh, on a kernel built by kernel/build
 # (uname -r ends in -ptscope-VARIANT).  Every variant runs the lab
 # workload, PTE-level moves of 4 KiB pages, with ptscope's own choice of
-# probes; the patched kernel (7.3 as shipped) also runs the mremap scenarios through
-# the patched tracepoints and through the fentry markers, and the fault
-# scenarios through kmem:mm_anon_fault_alloc.  Runs under busybox sh.
+# probes and through the fentry markers alone, and the differential level
+# test; the patched kernel (7.3 as shipped) also runs the mremap scenarios
+# through the patched tracepoints and through the fentry markers, and the
+# fault scenarios through kmem:mm_anon_fault_alloc.  Runs under busybox sh.
 
 . /lib/ptscope-scenarios.sh
 
@@ -44,6 +45,12 @@ echo "export exit $?" >>/tmp/export.err
 block scrape "mode=auto scenario=lab_pte" /tmp/scrape.txt
 block exporterr "mode=auto scenario=lab_pte" /tmp/export.err
 
+# the regression as a stock-kernel user sees it: the markers, no --metric
+mode=fentry
+extra="--repeat 3"
+scenario lab_markers --size 128M --align pud --dst-offset 4K --thp never --count 1
+extra=
+
 case $(uname -r) in
 *-ptscope-patched)
 	for mode in patched fentry; do
@@ -52,16 +59,19 @@ case $(uname -r) in
 	done
 	mode=patched
 	fault_scenarios
-	# the differential level test: the tracepoints are the oracle, over
-	# folios of every size from 64 KiB to 1 MiB wherever the cases'
-	# MADV_HUGEPAGE regions fit them, and 2 MiB
-	for kb in 64 128 256 512 1024; do
-		set_size "$kb" inherit
-	done
-	for mode in patched fentry kprobe; do
-		# the sparse heap as a recording (case 0 alone)
-		run sparse_heap ptscope-cases --count 1
-		levels_cases "$mode"
-	done
 	;;
 esac
+
+# the differential level test, on both variants: the tracepoints are the
+# oracle for the fentry and kprobe markers (their start-up check in each
+# probe block), over folios of every size from 64 KiB to 1 MiB wherever
+# the cases' MADV_HUGEPAGE regions fit them, and 2 MiB
+for kb in 64 128 256 512 1024; do
+	set_size "$kb" inherit
+done
+for mode in patched fentry kprobe; do
+	probe "$mode"
+	# the sparse heap as a recording (case 0 alone)
+	run sparse_heap ptscope-cases --count 1
+	levels_cases "$mode"
+done
