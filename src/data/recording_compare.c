@@ -92,13 +92,18 @@ void diff_test_row(struct diff_row *row, const double *base, size_t nr_base,
 /*
  * The whole interval lies beyond the minimum effect, so "changed" means
  * "by at least that much" at the interval's confidence, not a point
- * estimate that noise carried over it (appeared, gone: infinite)
+ * estimate that noise carried over it.  An exact count has no interval:
+ * its change itself must reach the minimum effect, so 199,939 -> 199,984
+ * calls (+0.02%) is a count that differs, not a change to act on.
+ * Appeared and gone are infinite.
  */
 static bool large_enough(const struct diff_row *row,
 			 const struct diff_params *params)
 {
 	if (row->change != DIFF_CHANGED)
 		return true;
+	if (row->test == DIFF_TEST_EXACT)
+		return fabs(row->change_pct) >= params->min_effect_pct;
 	return row->ci_low_pct >= params->min_effect_pct ||
 	       row->ci_high_pct <= -params->min_effect_pct;
 }
@@ -121,7 +126,8 @@ int diff_decide(struct diff_row *rows, size_t nr,
 	}
 	for (i = 0, n = 0; i < nr; i++) {
 		if (rows[i].test == DIFF_TEST_EXACT) {
-			rows[i].changed = rows[i].differs;
+			rows[i].changed = rows[i].differs &&
+					  large_enough(&rows[i], params);
 		} else if (rows[i].test == DIFF_TEST_WELCH) {
 			rows[i].p_adjusted = p[n++];
 			rows[i].changed = rows[i].p_adjusted < params->alpha &&

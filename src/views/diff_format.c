@@ -102,9 +102,10 @@ static void print_verdict(FILE *out, const struct diff_result *res)
 		return;
 	}
 	fprintf(out, "  %zu rows tested over %zu and %zu runs: counts the same in "
-		"every run exactly, the rest by Welch's t-test (Holm-adjusted "
-		"p < %g, 95%% interval beyond ±%g%%)\n", res->nr_tested,
-		runs[DIFF_BASE], runs[DIFF_NEW], res->params.alpha,
+		"every run exactly (a change of at least ±%g%%), the rest by "
+		"Welch's t-test (Holm-adjusted p < %g, 95%% interval beyond "
+		"±%g%%)\n", res->nr_tested, runs[DIFF_BASE], runs[DIFF_NEW],
+		res->params.min_effect_pct, res->params.alpha,
 		res->params.min_effect_pct);
 }
 
@@ -186,6 +187,41 @@ static void print_changed(FILE *out, const struct diff_result *res, bool all)
 	if (shown < res->nr_changed)
 		fprintf(out, "  and %zu more (--all shows every row)\n",
 			res->nr_changed - shown);
+}
+
+/* an exact count that differs by less than the minimum effect */
+static bool differs_slightly(const struct diff_row *row)
+{
+	return row->test == DIFF_TEST_EXACT && row->differs && !row->changed;
+}
+
+/*
+ * "counts that differ by less than ±2% (not called a change): a 199939
+ * -> 199984 (+0.023%)": real, since exact, but too small to act on
+ */
+static void print_slight(FILE *out, const struct diff_result *res)
+{
+	char base[32], new[32], name[SAFE_NAME_LEN];
+	size_t i, n = 0;
+
+	for (i = 0; i < res->nr_rows; i++) {
+		const struct diff_row *row = &res->rows[i];
+
+		if (!differs_slightly(row) || n++ >= EXPLAIN_ROWS)
+			continue;
+		if (n == 1)
+			fprintf(out, "\ncounts that differ by less than ±%g%% (not "
+				"called a change):\n  ", res->params.min_effect_pct);
+		fprintf(out, "%s%s %s -> %s (%+.2g%%)", n > 1 ? ", " : "",
+			fmt_escape(name, sizeof(name), row->name),
+			fmt_value(base, sizeof(base), row->val[DIFF_BASE], row->unit),
+			fmt_value(new, sizeof(new), row->val[DIFF_NEW], row->unit),
+			row->change_pct);
+	}
+	if (n > EXPLAIN_ROWS)
+		fprintf(out, " and %zu more", n - EXPLAIN_ROWS);
+	if (n)
+		fputc('\n', out);
 }
 
 /* with one run a side: the counts that differ, named but not judged */
@@ -327,6 +363,7 @@ void diff_print_text(FILE *out, const struct diff_result *res,
 	if (res->verdict == DIFF_NOT_ENOUGH_RUNS)
 		print_differs(out, res);
 	print_changed(out, res, all);
+	print_slight(out, res);
 	print_explanation(out, res);
 	if (all)
 		print_all(out, res);

@@ -127,18 +127,61 @@ static struct diff_params params = { .alpha = DIFF_ALPHA,
 
 static void test_exact_rows(void **state)
 {
-	const double calls[] = { 300, 300, 300 }, more[] = { 301, 301, 301 };
-	struct diff_row rows[2] = {};
+	const double calls[] = { 300, 300, 300 }, more[] = { 305, 305, 305 };
+	const double most[] = { 307, 307, 307 };
+	struct diff_params none = { .alpha = DIFF_ALPHA, .min_effect_pct = 0 };
+	struct diff_row rows[3] = {};
 
 	diff_test_row(&rows[0], calls, 3, calls, 3);
 	diff_test_row(&rows[1], calls, 3, more, 3);
-	assert_int_equal(diff_decide(rows, 2, &params), 0);
+	diff_test_row(&rows[2], calls, 3, most, 3);
+	assert_int_equal(diff_decide(rows, 3, &params), 0);
 	assert_int_equal(rows[0].test, DIFF_TEST_EXACT);
 	assert_false(rows[0].changed);
-	/* +0.3%, below the minimum effect, but exact: a count that moved */
+	/* +1.67%: exact, it differs, below the 2% minimum; +2.33% beyond */
 	assert_int_equal(rows[1].test, DIFF_TEST_EXACT);
-	assert_true(rows[1].changed);
+	assert_true(rows[1].differs);
+	assert_false(rows[1].changed);
 	assert_float_equal(rows[1].p_adjusted, 0, 0);
+	assert_true(rows[2].changed);
+	/* with no minimum effect, any count that moved changed */
+	assert_int_equal(diff_decide(rows, 3, &none), 0);
+	assert_true(rows[1].changed);
+	assert_false(rows[0].changed);
+}
+
+/*
+ * mremap.calls 199,939 -> 199,984 in every run: +0.023%, exact.  It
+ * differs, but neither the default minimum effect nor --min-effect 50
+ * calls it a change; 100,000 -> 160,000 (+60%) is one at 50, not at 70.
+ */
+static void test_exact_min_effect(void **state)
+{
+	const double base[] = { 199939, 199939, 199939, 199939, 199939 };
+	const double near[] = { 199984, 199984, 199984, 199984, 199984 };
+	const double few[] = { 100000, 100000, 100000 };
+	const double more[] = { 160000, 160000, 160000 };
+	struct diff_params p = params;
+	struct diff_row row = {};
+
+	diff_test_row(&row, base, 5, near, 5);
+	assert_int_equal(row.test, DIFF_TEST_EXACT);
+	assert_true(row.differs);
+	assert_int_equal(diff_decide(&row, 1, &params), 0);
+	assert_false(row.changed);
+	p.min_effect_pct = 50;
+	assert_int_equal(diff_decide(&row, 1, &p), 0);
+	assert_false(row.changed);
+	diff_test_row(&row, few, 3, more, 3);
+	assert_int_equal(diff_decide(&row, 1, &p), 0);
+	assert_true(row.changed);
+	p.min_effect_pct = 70;
+	assert_int_equal(diff_decide(&row, 1, &p), 0);
+	assert_false(row.changed);
+	/* appeared: infinite, a change at any minimum */
+	diff_test_row(&row, (const double[]){ 0, 0, 0 }, 3, few, 3);
+	assert_int_equal(diff_decide(&row, 1, &p), 0);
+	assert_true(row.changed);
 }
 
 static void test_one_run(void **state)
@@ -289,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_welch_refuses),
 		cmocka_unit_test(test_holm),
 		cmocka_unit_test(test_exact_rows),
+		cmocka_unit_test(test_exact_min_effect),
 		cmocka_unit_test(test_one_run),
 		cmocka_unit_test(test_min_effect),
 		cmocka_unit_test(test_holm_rows),
