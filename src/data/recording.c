@@ -177,15 +177,28 @@ static double add_numbers(struct rec_flat *dv, const char *section,
 	return sum;
 }
 
+/*
+ * run.processes: the processes with traced events.  A run that traced
+ * none says nothing of how many processes ran (the same single one may
+ * have), so it has no such value rather than a 0 that diff would call
+ * "new" against a side with events.
+ */
 static void flatten_run(struct rec_flat *dv)
 {
 	json_object *procs = rec_get(dv->run->counters, "processes");
+	size_t n;
 
 	measure(dv, REC_TIME, REC_UNIT_SECONDS);
 	add(dv, NULL, dv->run->seconds, "run.seconds");
 	measure(dv, REC_COUNT, REC_UNIT_COUNT);
-	if (procs && json_object_is_type(procs, json_type_array))
-		add(dv, NULL, json_object_array_length(procs), "run.processes");
+	if (!procs || !json_object_is_type(procs, json_type_array))
+		return;
+	n = json_object_array_length(procs);
+	if (!n)
+		return;
+	add(dv, NULL, n, "run.processes");
+	if (!dv->err)
+		dv->run->v[dv->run->nr - 1].events_only = true;
 }
 
 /*

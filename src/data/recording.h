@@ -43,6 +43,7 @@ struct rec_value {
 	double value;
 	const char *section;	/* counters section it needs; NULL: always written */
 	bool ratio;		/* left out where its denominator is 0 */
+	bool events_only;	/* left out where nothing was traced: unknown */
 	const struct pts_field *field;	/* the schema row it came from, or NULL */
 	int label;		/* its label value (order), -1: none */
 	enum rec_kind kind;

@@ -253,6 +253,10 @@ static int join_missing(struct diff_result *res, enum diff_side have,
 		return 0;	/* metric unavailable there: one entry for all */
 	if (v->ratio || value == 0)
 		return 0;	/* undefined there, or nothing to tell */
+	if (v->events_only)
+		return add_only(res, have, v->name, true, value, "%s traced no "
+				"events: its processes were not counted, not 0",
+				diff_side_name[!have]);
 	return add_only(res, have, v->name, true, value,
 			"not recorded in %s", diff_side_name[!have]);
 }

@@ -826,8 +826,11 @@ static void test_slim_recording(void **state)
 		json_object_array_add(procs, p);
 	}
 	put(new, "counters/processes", procs);
+	put(base, "counters/processes", json_object_new_array());
+	json_object_array_add(json_object_object_get(json_object_object_get(
+		base, "counters"), "processes"), json_object_new_object());
 	recording_slim(new);
-	recording_slim(base);	/* an empty array stays empty */
+	recording_slim(base);
 	assert_true(json_object_object_get_ex(json_object_object_get(new, "counters"),
 					      "processes", &slim));
 	assert_int_equal(json_object_array_length(slim), 3);
@@ -839,7 +842,7 @@ static void test_slim_recording(void **state)
 		if (!strcmp(res.rows[i].name, "run.processes"))
 			break;
 	assert_true(i < res.nr_rows);
-	assert_true(res.rows[i].val[DIFF_BASE] == 0);
+	assert_true(res.rows[i].val[DIFF_BASE] == 1);
 	assert_true(res.rows[i].val[DIFF_NEW] == 3);
 	diff_result_free(&res);
 	json_object_put(base);
@@ -1092,6 +1095,41 @@ static void test_bad_runs(void **state)
 	json_object_put(bad);
 }
 
+/*
+ * The same single process on both sides, but base traced no event: its
+ * processes were not counted.  run.processes is no "0 -> 1 new" row (a
+ * change, with --fail-on-change exit 1), but one "only in new" line
+ * saying why; the events themselves still appear.
+ */
+static void test_processes_untraced(void **state)
+{
+	json_object *base = recording("6.1.0", 1.0);
+	json_object *new = recording("6.1.0", 1.0);
+	json_object *procs = json_object_new_array();
+	struct diff_result res;
+	const struct diff_only *only;
+
+	json_object_array_add(procs, json_object_new_object());
+	put(new, "counters/processes", procs);
+	set_class(new, "pte", 5, 5 * 4096, 5000);
+	set_mremap_total(new, 5, 5000);
+	with_runs(base, 3, steady);
+	with_runs(new, 3, steady);
+	compare_ok(base, new, &res);
+	assert_null(find_row(&res, "run.processes"));
+	only = find_only(&res, "run.processes");
+	assert_non_null(only);
+	assert_int_equal(only->side, DIFF_NEW);
+	assert_float_equal(only->value, 1, 0);
+	assert_string_equal(only->reason, "base traced no events: its processes "
+			    "were not counted, not 0");
+	assert_int_equal(row(&res, "mremap.pte.calls")->change, DIFF_APPEARED);
+	assert_true(row(&res, "mremap.pte.calls")->changed);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1110,6 +1148,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_counters),
 		cmocka_unit_test(test_largest_counter_valid),
 		cmocka_unit_test(test_slim_recording),
+		cmocka_unit_test(test_processes_untraced),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_repeat_no_change),
