@@ -14,9 +14,10 @@
 #include <json-c/json.h>
 #include "data/schema.h"
 
-#define REC_FORMAT_VERSION	2	/* what stat writes */
+#define REC_FORMAT_VERSION	3	/* what stat writes */
 #define REC_OLDEST_VERSION	1	/* the oldest diff reads */
 #define REC_RUNS_VERSION	2	/* the first with "runs" */
+#define REC_REFERENCE_VERSION	3	/* the first with the machine's reference */
 #define REC_NAME_LEN		96
 #define REC_MAX_RUNS		1000	/* stat --repeat's bound */
 

@@ -76,7 +76,7 @@ pmd=("$BENCH" mremap --size 16M --align pmd --thp never)
 
 # ---- the recording: every run, each the workload's own ----
 if stat_rep "$TMP/rep3.json" 3 "${pmd[@]}" --count 3; then
-	check_eq "--repeat 3: format version, runs, repeat" "2 3 3" \
+	check_eq "--repeat 3: format version, runs, repeat" "3 3 3" \
 		"$(json "$TMP/rep3.json" "'%d %d %d' % (d['ptscope_version'], len(d['runs']), d['run']['repeat'])")"
 	check_eq "--repeat 3: 3 PMD moves in every run" "3 3 3" \
 		"$(json "$TMP/rep3.json" "' '.join(str(r['counters']['mremap']['classes']['pmd']['calls']) for r in d['runs'])")"
@@ -84,6 +84,8 @@ if stat_rep "$TMP/rep3.json" 3 "${pmd[@]}" --count 3; then
 		"$(json "$TMP/rep3.json" "d['counters']['mremap']['classes']['pmd']['calls']")"
 	check_eq "--repeat 3: each run one process, with its wall time" True \
 		"$(json "$TMP/rep3.json" "all(len(r['counters']['processes']) == 1 and 0 < r['seconds'] < d['run']['seconds'] for r in d['runs'])")"
+	check_eq "--repeat 3: each run with the machine's reference timed before and after it" True \
+		"$(json "$TMP/rep3.json" "all(0 < r['reference']['before_s'] < 1 and 0 < r['reference']['after_s'] < 1 for r in d['runs']) and d['reference']['hash_rounds'] > 0")"
 else
 	not_ok "ptscope stat --repeat 3 on the 16M pmd workload"
 fi
@@ -101,7 +103,7 @@ check_eq "stat --repeat 3 text: latency mean ± spread, min – max" 1 \
 
 # --json without -o: stderr too; -o NAME.json without --json: JSON
 "$PTSCOPE" stat --json -- "${pmd[@]}" --count 1 >"$TMP/j.out" 2>"$TMP/j.err"
-check_eq "stat --json: JSON on stderr, not in the command's stdout" "2 0" \
+check_eq "stat --json: JSON on stderr, not in the command's stdout" "3 0" \
 	"$(python3 -c 'import json, sys; t = open(sys.argv[1]).read(); print(json.loads(t[t.index("{"):])["ptscope_version"])' "$TMP/j.err") $(grep -c ptscope_version "$TMP/j.out")"
 "$PTSCOPE" stat -o "$TMP/implied.json" -- "${pmd[@]}" --count 1 >/dev/null 2>&1
 check_eq "stat -o NAME.json: JSON without --json" 1 \
@@ -308,7 +310,7 @@ echo 'not json' >"$TMP/text.json"
 : >"$TMP/empty.json"
 head -c 200 "$new" >"$TMP/cut.json"
 "$PTSCOPE" probe --json >"$TMP/probe.json" 2>/dev/null
-edit "$new" "$TMP/v3.json" "d['ptscope_version'] = 3"
+edit "$new" "$TMP/v4.json" "d['ptscope_version'] = 4"
 edit "$new" "$TMP/noruns.json" "del d['runs']"
 edit "$new" "$TMP/noversion.json" "del d['ptscope_version']"
 edit "$new" "$TMP/pages.json" "d['system']['page_size'] = 65536"
@@ -330,8 +332,8 @@ expect_bad "probe output" "$TMP/probe.json has no ptscope_version" \
 	"$TMP/probe.json" "$new"
 expect_bad "no ptscope_version" "$TMP/noversion.json has no ptscope_version" \
 	"$base" "$TMP/noversion.json"
-expect_bad "a newer format" "$TMP/v3.json is ptscope_version 3; this ptscope reads versions 1 to 2" \
-	"$base" "$TMP/v3.json"
+expect_bad "a newer format" "$TMP/v4.json is ptscope_version 4; this ptscope reads versions 1 to 3" \
+	"$base" "$TMP/v4.json"
 expect_bad "version 2 without runs" "$TMP/noruns.json is not a 'ptscope stat --json' recording: no runs array" \
 	"$base" "$TMP/noruns.json"
 expect_bad "other page size" "has 4096-byte pages, $TMP/pages.json has 65536-byte pages" \

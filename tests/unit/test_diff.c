@@ -713,9 +713,9 @@ static void test_incompatible(void **state)
 	put_num(bad, "ptscope_version", 2);
 	assert_incompatible(good, bad, "new.json is not a 'ptscope stat --json' "
 			    "recording: no runs array");
-	put_num(bad, "ptscope_version", 3);
-	assert_incompatible(bad, good, "base.json is ptscope_version 3; this "
-			    "ptscope reads versions 1 to 2");
+	put_num(bad, "ptscope_version", 4);
+	assert_incompatible(bad, good, "base.json is ptscope_version 4; this "
+			    "ptscope reads versions 1 to 3");
 	put_num(bad, "ptscope_version", 1);
 
 	put_num(bad, "system/page_size", 65536);
