@@ -442,6 +442,22 @@ static void flatten_kernel(struct rec_flat *dv)
 	}
 }
 
+/*
+ * The mean of the reference's two timings around a run: 0 unless both
+ * are there and valid (a version 2 recording has none)
+ */
+static double read_reference(json_object *obj)
+{
+	json_object *ref = rec_get(obj, "reference");
+	double before, after;
+
+	if (!rec_get_num(ref, "before_s", &before) ||
+	    !rec_get_num(ref, "after_s", &after) || !(before > 0) ||
+	    !(after > 0) || !isfinite(before + after))
+		return 0;
+	return (before + after) / 2;
+}
+
 /* one run: its counters, kernel counters, seconds and exit status */
 static int flatten_run_values(struct rec_run *run, json_object *obj,
 			      json_object *counters, json_object *kernel,
@@ -455,6 +471,7 @@ static int flatten_run_values(struct rec_run *run, json_object *obj,
 	rec_get_num(obj, "seconds", &run->seconds);
 	rec_get_num(obj, "exit_status", &status);
 	run->exit_status = (int)status;
+	run->reference = read_reference(obj);
 	dv->run = run;
 	dv->kernel_counters = kernel;
 	dv->mremap_calls = -1;
@@ -606,6 +623,8 @@ static void read_header(struct rec_header *h, json_object *rec)
 	rec_get_num(r, "exit_status", &status);
 	h->exit_status = (int)status;
 	h->version = (int)json_object_get_int64(rec_get(rec, "ptscope_version"));
+	rec_get_num(rec_get(rec, "reference"), "hash_rounds", &h->ref_hash_rounds);
+	rec_get_num(rec_get(rec, "reference"), "getppid_calls", &h->ref_syscalls);
 }
 
 /* the runs to flatten: "runs", or the recording itself before them */

@@ -59,6 +59,9 @@ struct rec_run {
 	double seconds;
 	int exit_status;
 	unsigned int found_needs;	/* needs_any of the path-bound rows found */
+	/* the machine's reference around the run (the mean of its two
+	 * timings), seconds; 0 where the recording has none */
+	double reference;
 };
 
 /* what the header of a comparison says about a recording */
@@ -69,6 +72,8 @@ struct rec_header {
 	double seconds;		/* all runs */
 	int exit_status;	/* the first nonzero one of any run */
 	int version;
+	/* the reference's work ("reference" of version 3): 0 when absent */
+	double ref_hash_rounds, ref_syscalls;
 };
 
 struct recording {

@@ -20,6 +20,7 @@ static const char *const verdict_name[] = {
 	[DIFF_NO_CHANGE] = "no significant change",
 	[DIFF_VERDICT_CHANGED] = "changed",
 	[DIFF_NOT_ENOUGH_RUNS] = "not enough runs",
+	[DIFF_UNRELIABLE] = "unreliable",
 };
 static const char *const test_name[] = {
 	[DIFF_TEST_NONE] = "none",
@@ -53,8 +54,7 @@ const char *diff_fmt_change(char *buf, size_t len, const struct diff_row *row)
 /* counts named in the explanation of a changed time */
 #define EXPLAIN_ROWS	6
 
-/* "[+35.0%, +47.1%] p=0.0004", "exact", "untested" */
-static const char *fmt_interval(char *buf, size_t len, const struct diff_row *row)
+const char *diff_fmt_interval(char *buf, size_t len, const struct diff_row *row)
 {
 	if (row->test == DIFF_TEST_EXACT)
 		snprintf(buf, len, "exact");
@@ -86,6 +86,7 @@ static void print_run(FILE *out, const struct rec_header *run, size_t nr_runs,
 static void print_verdict(FILE *out, const struct diff_result *res)
 {
 	const size_t *runs = res->nr_runs;
+	char why[DIFF_TEXT_LEN];
 
 	switch (res->verdict) {
 	case DIFF_VERDICT_CHANGED:
@@ -100,6 +101,11 @@ static void print_verdict(FILE *out, const struct diff_result *res)
 			"new): noise cannot be told from change; record with "
 			"--repeat 5\n", runs[DIFF_BASE], runs[DIFF_NEW]);
 		return;
+	case DIFF_UNRELIABLE:
+		fprintf(out, "ptscope diff: no count changed, and the times cannot "
+			"be compared: %s\n",
+			diff_fmt_unreliable(why, sizeof(why), res));
+		break;
 	}
 	fprintf(out, "  %zu rows tested over %zu and %zu runs: counts the same in "
 		"every run exactly (a change of at least ±%g%%), the rest by "
@@ -126,6 +132,7 @@ static void print_header(FILE *out, const struct diff_result *res,
 	else
 		fprintf(out, "  same kernel: %s\n",
 			fmt_escape(base, sizeof(base), res->run[DIFF_BASE].kernel));
+	diff_print_machine(out, res);
 	for (size_t i = 0; i < res->nr_notes; i++)
 		fprintf(out, "  note: %s\n",
 			fmt_escape(note, sizeof(note), res->notes[i]));
@@ -156,7 +163,7 @@ static void print_row(FILE *out, const struct diff_row *row, int width)
 		fmt_mean_sd(base, sizeof(base), &row->side[DIFF_BASE], row->unit),
 		fmt_mean_sd(new, sizeof(new), &row->side[DIFF_NEW], row->unit),
 		diff_fmt_change(change, sizeof(change), row),
-		fmt_interval(interval, sizeof(interval), row));
+		diff_fmt_interval(interval, sizeof(interval), row));
 }
 
 static void print_table_head(FILE *out, int width)
@@ -187,6 +194,9 @@ static void print_changed(FILE *out, const struct diff_result *res, bool all)
 	if (shown < res->nr_changed)
 		fprintf(out, "  and %zu more (--all shows every row)\n",
 			res->nr_changed - shown);
+	if (res->ref.state == DIFF_REF_USED)
+		fprintf(out, "  (a time's change and interval are relative to the "
+			"machine's reference)\n");
 }
 
 /* an exact count that differs by less than the minimum effect */
@@ -310,7 +320,7 @@ static void print_explanation(FILE *out, const struct diff_result *res)
 		fprintf(out, "  %s %s %s\n",
 			fmt_escape(name, sizeof(name), row->name),
 			diff_fmt_change(change, sizeof(change), row),
-			fmt_interval(interval, sizeof(interval), row));
+			diff_fmt_interval(interval, sizeof(interval), row));
 	}
 	if (any)
 		print_counts_moved(out, res);
@@ -364,6 +374,7 @@ void diff_print_text(FILE *out, const struct diff_result *res,
 		print_differs(out, res);
 	print_changed(out, res, all);
 	print_slight(out, res);
+	diff_print_machine_moved(out, res);
 	print_explanation(out, res);
 	if (all)
 		print_all(out, res);
@@ -382,7 +393,7 @@ void diff_print_text(FILE *out, const struct diff_result *res,
  * Integral values as JSON integers (400, not 400.0), others with ten
  * significant digits; NULL (JSON null) for what is not a number.
  */
-static json_object *json_number(double value)
+json_object *diff_json_number(double value)
 {
 	char text[32];
 
@@ -403,7 +414,7 @@ static json_object *run_json(const struct rec_header *run, size_t nr_runs,
 	json_object_object_add(obj, "kernel", fmt_json_string(run->kernel));
 	json_object_object_add(obj, "machine", fmt_json_string(run->machine));
 	json_object_object_add(obj, "command", fmt_json_string(run->command));
-	json_object_object_add(obj, "seconds", json_number(run->seconds));
+	json_object_object_add(obj, "seconds", diff_json_number(run->seconds));
 	json_object_object_add(obj, "exit_status",
 			       json_object_new_int(run->exit_status));
 	json_object_object_add(obj, "runs", json_object_new_int64((int64_t)nr_runs));
@@ -421,7 +432,7 @@ static json_object *only_json(const struct diff_only *only)
 	json_object_object_add(obj, "only_in",
 			       json_object_new_string(diff_side_name[only->side]));
 	if (only->has_value)
-		json_object_object_add(obj, "value", json_number(only->value));
+		json_object_object_add(obj, "value", diff_json_number(only->value));
 	json_object_object_add(obj, "reason", fmt_json_string(only->reason));
 	return obj;
 }
@@ -438,14 +449,14 @@ static json_object *side_json(const struct stats_summary *s)
 	json_object *obj = json_object_new_object();
 
 	json_object_object_add(obj, "runs", json_object_new_int64((int64_t)s->n));
-	json_object_object_add(obj, "mean", json_number(s->mean));
-	json_object_object_add(obj, "stddev", json_number(s->sd));
-	json_object_object_add(obj, "min", json_number(s->min));
-	json_object_object_add(obj, "max", json_number(s->max));
+	json_object_object_add(obj, "mean", diff_json_number(s->mean));
+	json_object_object_add(obj, "stddev", diff_json_number(s->sd));
+	json_object_object_add(obj, "min", diff_json_number(s->min));
+	json_object_object_add(obj, "max", diff_json_number(s->max));
 	return obj;
 }
 
-static json_object *row_json(const struct diff_row *row)
+json_object *diff_row_json(const struct diff_row *row)
 {
 	json_object *obj = json_object_new_object();
 	bool pct = row->change == DIFF_CHANGED;
@@ -454,23 +465,40 @@ static json_object *row_json(const struct diff_row *row)
 	json_object_object_add(obj, "name", fmt_json_string(row->name));
 	json_object_object_add(obj, "kind",
 			       json_object_new_string(kind_name[row->kind]));
-	json_object_object_add(obj, "base", json_number(row->val[DIFF_BASE]));
-	json_object_object_add(obj, "new", json_number(row->val[DIFF_NEW]));
+	json_object_object_add(obj, "base", diff_json_number(row->val[DIFF_BASE]));
+	json_object_object_add(obj, "new", diff_json_number(row->val[DIFF_NEW]));
 	/* null when base is 0: the change is "new" or "gone", not a number */
 	json_object_object_add(obj, "change_pct",
-			       pct ? json_number(row->change_pct) : NULL);
+			       pct ? diff_json_number(row->change_pct) : NULL);
 	json_object_object_add(obj, "change", json_object_new_string(
 				       diff_fmt_change(change, sizeof(change), row)));
-	json_object_object_add(obj, "ci_low_pct", json_number(row->ci_low_pct));
-	json_object_object_add(obj, "ci_high_pct", json_number(row->ci_high_pct));
+	json_object_object_add(obj, "ci_low_pct", diff_json_number(row->ci_low_pct));
+	json_object_object_add(obj, "ci_high_pct", diff_json_number(row->ci_high_pct));
 	json_object_object_add(obj, "test",
 			       json_object_new_string(test_name[row->test]));
-	json_object_object_add(obj, "p", json_number(row->p));
-	json_object_object_add(obj, "p_adjusted", json_number(row->p_adjusted));
+	json_object_object_add(obj, "p", diff_json_number(row->p));
+	json_object_object_add(obj, "p_adjusted", diff_json_number(row->p_adjusted));
 	json_object_object_add(obj, "changed",
 			       json_object_new_boolean(row->changed));
 	json_object_object_add(obj, "differs",
 			       json_object_new_boolean(row->differs));
+	json_object_object_add(obj, "relative_to_machine",
+			       json_object_new_boolean(row->normalized));
+	if (row->normalized) {
+		json_object_object_add(obj, "raw_change_pct",
+				       diff_json_number(row->raw_change_pct));
+		json_object_object_add(obj, "raw_ci_low_pct",
+				       diff_json_number(row->raw_ci_low_pct));
+		json_object_object_add(obj, "raw_ci_high_pct",
+				       diff_json_number(row->raw_ci_high_pct));
+		json_object_object_add(obj, "raw_p", diff_json_number(row->raw_p));
+		json_object_object_add(obj, "raw_changed",
+				       json_object_new_boolean(row->raw_changed));
+		json_object_object_add(obj, "relative_changed",
+				       json_object_new_boolean(row->rel_changed));
+	}
+	json_object_object_add(obj, "unreliable",
+			       json_object_new_boolean(row->unreliable));
 	json_object_object_add(obj, "base_runs", side_json(&row->side[DIFF_BASE]));
 	json_object_object_add(obj, "new_runs", side_json(&row->side[DIFF_NEW]));
 	return obj;
@@ -484,10 +512,10 @@ static json_object *params_json(const struct diff_result *res)
 				       "Welch's t-test; exact where every run of "
 				       "each side gave one value"));
 	json_object_object_add(obj, "adjustment", json_object_new_string("holm"));
-	json_object_object_add(obj, "alpha", json_number(res->params.alpha));
+	json_object_object_add(obj, "alpha", diff_json_number(res->params.alpha));
 	json_object_object_add(obj, "min_effect_pct",
-			       json_number(res->params.min_effect_pct));
-	json_object_object_add(obj, "confidence", json_number(DIFF_CONFIDENCE));
+			       diff_json_number(res->params.min_effect_pct));
+	json_object_object_add(obj, "confidence", diff_json_number(DIFF_CONFIDENCE));
 	json_object_object_add(obj, "rows_tested",
 			       json_object_new_int64((int64_t)res->nr_tested));
 	return obj;
@@ -512,13 +540,14 @@ json_object *diff_result_json(const struct diff_result *res,
 	json_object_object_add(root, "kernels_differ",
 			       json_object_new_boolean(diff_kernels_differ(res)));
 	json_object_object_add(root, "method", params_json(res));
+	json_object_object_add(root, "reference", diff_reference_json(res));
 	for (i = 0; i < res->nr_notes; i++)
 		json_object_array_add(notes, fmt_json_string(res->notes[i]));
 	json_object_object_add(root, "notes", notes);
 	for (i = 0; i < res->nr_rows; i++) {
-		json_object_array_add(rows, row_json(&res->rows[i]));
+		json_object_array_add(rows, diff_row_json(&res->rows[i]));
 		if (res->rows[i].changed)
-			json_object_array_add(changed, row_json(&res->rows[i]));
+			json_object_array_add(changed, diff_row_json(&res->rows[i]));
 	}
 	json_object_object_add(root, "changed", changed);
 	json_object_object_add(root, "rows", rows);

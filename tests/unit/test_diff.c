@@ -1130,6 +1130,221 @@ static void test_processes_untraced(void **state)
 	json_object_put(new);
 }
 
+/* ---- the machine's reference (format version 3) ---- */
+
+/*
+ * @rec's 5 runs made version 3: run i took @seconds[i] and the reference
+ * around it @ref_ms[i] (before and after alike)
+ */
+static void with_machine(json_object *rec, const double *seconds,
+			 const double *ref_ms)
+{
+	json_object *runs = json_object_object_get(rec, "runs"), *run;
+	size_t i;
+
+	put_num(rec, "ptscope_version", 3);
+	put_num(rec, "reference/hash_rounds", 3600000);
+	put_num(rec, "reference/getppid_calls", 4000);
+	for (i = 0; i < json_object_array_length(runs); i++) {
+		run = json_object_array_get_idx(runs, i);
+		put(run, "seconds", json_object_new_double(seconds[i]));
+		put(run, "reference/before_s", json_object_new_double(ref_ms[i] / 1e3));
+		put(run, "reference/after_s", json_object_new_double(ref_ms[i] / 1e3));
+	}
+}
+
+/* @v times @factor, 5 of them */
+static const double *scaled(double *out, const double *v, double factor)
+{
+	size_t i;
+
+	for (i = 0; i < 5; i++)
+		out[i] = v[i] * factor;
+	return out;
+}
+
+static const double run_s[] = { 1.00, 1.03, 0.98, 1.01, 0.99 };
+static const double ref_ms[] = { 10.0, 10.2, 9.9, 10.1, 9.8 };
+static const double ref_ms2[] = { 10.1, 9.8, 10.0, 10.2, 9.9 };
+
+/* a 5-run recording: latency sums @lat, run times @secs, references @ref */
+static json_object *machine_runs(const double *lat, const double *secs,
+				 const double *ref)
+{
+	json_object *rec = pte_runs(lat);
+
+	with_machine(rec, secs, ref);
+	return rec;
+}
+
+/* a diff's text report, into @buf */
+static void report_text(const struct diff_result *res, char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+
+	assert_non_null(f);
+	diff_print_text(f, res, labels, false);
+	fclose(f);
+}
+
+/*
+ * The same work on a machine 1.5x slower in new: every time 1.5x, and
+ * the reference with it.  As measured the times changed; relative to the
+ * machine they did not: no change, and the text says why.
+ */
+static void test_machine_slower(void **state)
+{
+	double lat[5], secs[5], ref[5];
+	json_object *base = machine_runs(steady, run_s, ref_ms);
+	json_object *new = machine_runs(scaled(lat, steady2, 1.5),
+					scaled(secs, run_s, 1.5),
+					scaled(ref, ref_ms2, 1.5));
+	struct diff_result res;
+	const struct diff_row *r;
+	char text[8192];
+
+	compare_ok(base, new, &res);
+	assert_int_equal(res.ref.state, DIFF_REF_USED);
+	assert_true(res.ref.row.changed);
+	assert_float_equal(res.ref.factor, 1.5, 0.01);
+	assert_int_equal(res.verdict, DIFF_NO_CHANGE);
+	r = row(&res, "mremap.pte.latency_mean_ns");
+	assert_true(r->normalized);
+	assert_true(r->raw_changed);
+	assert_false(r->rel_changed);
+	assert_false(r->changed);
+	assert_float_equal(r->raw_change_pct, 50, 5);
+	assert_true(fabs(r->change_pct) < 5);
+	r = row(&res, "run.seconds");
+	assert_true(r->raw_changed && !r->changed);
+	r = row(&res, "mremap.calls_per_sec");
+	assert_true(r->raw_changed && !r->changed);
+	assert_true(r->raw_change_pct < -30 && fabs(r->change_pct) < 5);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "ptscope diff: no significant change\n");
+	assert_substr(text, "the machine was slower in new\n");
+	assert_substr(text, "times that changed as measured or relative to the "
+		      "machine, not both (not a change of the workload):\n");
+	assert_substr(text, "  mremap.pte.latency_mean_ns +5");
+	assert_substr(text, "it moved with the machine\n");
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/* the work really 1.5x slower on the same machine: changed */
+static void test_machine_same_work_slower(void **state)
+{
+	double lat[5], secs[5];
+	json_object *base = machine_runs(steady, run_s, ref_ms);
+	json_object *new = machine_runs(scaled(lat, steady2, 1.5),
+					scaled(secs, run_s, 1.5), ref_ms2);
+	struct diff_result res;
+	const struct diff_row *r;
+
+	compare_ok(base, new, &res);
+	assert_int_equal(res.ref.state, DIFF_REF_USED);
+	assert_false(res.ref.row.changed);
+	assert_int_equal(res.verdict, DIFF_VERDICT_CHANGED);
+	r = row(&res, "mremap.pte.latency_mean_ns");
+	assert_true(r->normalized && r->raw_changed && r->rel_changed);
+	assert_true(r->changed);
+	assert_float_equal(r->change_pct, 50, 5);
+	assert_true(row(&res, "run.seconds")->changed);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/*
+ * A machine 3x slower (beyond 2x), or a reference that spreads over
+ * half its mean: the times are not compared, the counts still are
+ */
+static void test_machine_unreliable(void **state)
+{
+	static const double noisy[] = { 10, 30, 9, 25, 11 };
+	double lat[5], secs[5], ref[5];
+	json_object *base = machine_runs(steady, run_s, ref_ms);
+	json_object *moved = machine_runs(scaled(lat, steady2, 3),
+					  scaled(secs, run_s, 3),
+					  scaled(ref, ref_ms2, 3));
+	json_object *spread = machine_runs(steady2, run_s, noisy);
+	struct diff_result res;
+	const struct diff_row *r;
+	char text[8192];
+
+	compare_ok(base, moved, &res);
+	assert_int_equal(res.ref.state, DIFF_REF_MOVED);
+	assert_int_equal(res.verdict, DIFF_UNRELIABLE);
+	r = row(&res, "mremap.pte.latency_mean_ns");
+	assert_true(r->unreliable && r->differs && !r->changed);
+	assert_int_equal(row(&res, "mremap.pte.calls")->test, DIFF_TEST_EXACT);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "ptscope diff: no count changed, and the times cannot "
+		      "be compared: the machine itself was 3.00x slower in new");
+	assert_substr(text, "times not compared (the machine's reference is "
+		      "unreliable), as measured:\n");
+	diff_result_free(&res);
+
+	compare_ok(base, spread, &res);
+	assert_int_equal(res.ref.state, DIFF_REF_NOISY);
+	assert_int_equal(res.verdict, DIFF_UNRELIABLE);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "the machine's own speed varied by 57% between the "
+		      "runs of new (more than 50%)");
+	diff_result_free(&res);
+
+	/* a count that moved is still a change */
+	set_class(spread, "in_place", 3, 3 * 4096, 0);
+	set_mremap_total(spread, 13, 0);
+	with_runs(spread, 5, steady2);
+	with_machine(spread, run_s, noisy);
+	compare_ok(base, spread, &res);
+	assert_int_equal(res.verdict, DIFF_VERDICT_CHANGED);
+	assert_true(row(&res, "mremap.in_place.calls")->changed);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(moved);
+	json_object_put(spread);
+}
+
+/* version 2 against 3: the reference is missing, times as measured */
+static void test_machine_missing(void **state)
+{
+	json_object *base = pte_runs(steady);
+	json_object *new = machine_runs(steady2, run_s, ref_ms);
+	struct diff_result res;
+	char text[8192];
+	json_object *out, *ref;
+
+	compare_ok(base, new, &res);
+	assert_int_equal(res.ref.state, DIFF_REF_MISSING);
+	assert_false(res.ref.present[DIFF_BASE]);
+	assert_true(res.ref.present[DIFF_NEW]);
+	assert_false(row(&res, "mremap.pte.latency_mean_ns")->normalized);
+	assert_int_equal(res.verdict, DIFF_NO_CHANGE);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "  machine: no reference in base (recorded by an "
+		      "older ptscope): times are compared as measured");
+	out = diff_result_json(&res, labels);
+	ref = json_object_object_get(out, "reference");
+	assert_string_equal(json_object_get_string(json_object_object_get(ref,
+			    "state")), "missing");
+	assert_false(json_object_get_boolean(json_object_object_get(ref,
+			    "base_present")));
+	json_object_put(out);
+	diff_result_free(&res);
+	/* another ptscope's reference work: not compared either */
+	with_runs(base, 5, steady);
+	with_machine(base, run_s, ref_ms);
+	put_num(base, "reference/hash_rounds", 1000);
+	compare_ok(base, new, &res);
+	assert_int_equal(res.ref.state, DIFF_REF_OTHER_WORK);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1155,6 +1370,10 @@ int main(void)
 		cmocka_unit_test(test_repeat_changed),
 		cmocka_unit_test(test_repeat_against_one),
 		cmocka_unit_test(test_bad_runs),
+		cmocka_unit_test(test_machine_slower),
+		cmocka_unit_test(test_machine_same_work_slower),
+		cmocka_unit_test(test_machine_unreliable),
+		cmocka_unit_test(test_machine_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
