@@ -173,6 +173,24 @@ static void print_table_head(FILE *out, int width)
 		"95% interval, adjusted p");
 }
 
+/* is a row shown (changed, or @all) a time relative to the machine? */
+static bool shown_relative(const struct diff_result *res, bool all)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr_rows; i++)
+		if ((all || res->rows[i].changed) && res->rows[i].normalized)
+			return true;
+	return false;
+}
+
+static void note_relative(FILE *out, const struct diff_result *res, bool all)
+{
+	if (shown_relative(res, all))
+		fprintf(out, "  (a time's change and interval are relative to the "
+			"machine's reference)\n");
+}
+
 /* the changed rows, CHANGED_ROWS of them unless --all; a cut is said */
 static void print_changed(FILE *out, const struct diff_result *res, bool all)
 {
@@ -194,9 +212,7 @@ static void print_changed(FILE *out, const struct diff_result *res, bool all)
 	if (shown < res->nr_changed)
 		fprintf(out, "  and %zu more (--all shows every row)\n",
 			res->nr_changed - shown);
-	if (res->ref.state == DIFF_REF_USED)
-		fprintf(out, "  (a time's change and interval are relative to the "
-			"machine's reference)\n");
+	note_relative(out, res, false);
 }
 
 /* an exact count that differs by less than the minimum effect */
@@ -339,6 +355,7 @@ static void print_all(FILE *out, const struct diff_result *res)
 	print_table_head(out, width);
 	for (i = 0; i < res->nr_rows; i++)
 		print_row(out, &res->rows[i], width);
+	note_relative(out, res, true);
 }
 
 static void print_only(FILE *out, const struct diff_result *res)
