@@ -595,6 +595,8 @@ static int compare_flat(struct diff_result *res,
 	if (!ret)
 		ret = diff_decide(res->rows, res->nr_rows, &res->params);
 	if (!ret)
+		ret = diff_compute_share(res, flat);
+	if (!ret)
 		ret = compare_metrics(res, rec);
 	if (!ret)
 		ret = compare_setup(res, rec);

@@ -32,6 +32,8 @@
  */
 #define DIFF_REF_MAX_CV_PCT	50.0
 #define DIFF_REF_MAX_FACTOR	2.0
+/* the traced work that adds at most this share of a run time is not its cause */
+#define DIFF_SHARE_SMALL	0.25
 #define DIFF_NAME_LEN		REC_NAME_LEN
 #define DIFF_TEXT_LEN		512
 
@@ -113,6 +115,23 @@ struct diff_reference {
 	double factor;			/* new mean / base mean */
 };
 
+/* an interval of a difference new - base, in seconds a run */
+struct diff_interval {
+	double diff, low, high;
+};
+
+/*
+ * How much of a changed run time the traced work accounts for: the
+ * mremap time (calls x mean latency) added a run, against the run time
+ * added, and their ratio with its range from the two intervals
+ */
+struct diff_share {
+	bool have;
+	struct diff_interval traced, run;
+	double share, share_low, share_high;	/* fractions; NAN: unknown */
+	bool elsewhere;		/* share_high below DIFF_SHARE_SMALL */
+};
+
 /* a metric (or one of its values) that only one recording has */
 struct diff_only {
 	char name[DIFF_NAME_LEN];
@@ -135,6 +154,7 @@ struct diff_result {
 	char (*notes)[DIFF_TEXT_LEN];	/* differences in setup worth knowing */
 	size_t nr_notes, cap_notes;
 	struct diff_reference ref;
+	struct diff_share share;
 };
 
 extern const char *const diff_side_name[DIFF_SIDES];	/* "base", "new" */
@@ -179,10 +199,14 @@ int diff_decide(struct diff_row *rows, size_t nr,
 
 /*
  * For diff_compare (data/recording_reference.c): the references of both
- * recordings into res->ref, before the rows are joined.  0 or -ENOMEM.
+ * recordings into res->ref, before the rows are joined; the share of a
+ * changed run.seconds in the traced mremap time into res->share, after
+ * the verdict.  0 or -ENOMEM.
  */
 int diff_compare_reference(struct diff_result *res,
 			   const struct recording flat[DIFF_SIDES]);
+int diff_compute_share(struct diff_result *res,
+		       const struct recording flat[DIFF_SIDES]);
 
 /* changed first (exact, then by adjusted p), then by |change| */
 void diff_sort_rows(struct diff_row *rows, size_t nr);

@@ -2,7 +2,8 @@
 /*
  * ptscope diff and the machine's own speed: the reference timed around
  * every run (data/reference.h) compared first, times compared relative
- * to it.  Method: docs/regressions.md.
+ * to it, and the share of a changed run time the traced mremaps account
+ * for.  Method: docs/regressions.md.
  */
 #include <errno.h>
 #include <math.h>
@@ -150,5 +151,108 @@ int diff_normalize_row(struct diff_row *row, const double *base,
 	row->ci_high_pct = rel.ci_high_pct;
 	row->p = row->p_adjusted = rel.p;
 	row->normalized = true;
+	return 0;
+}
+
+/* ---- the share of a changed run time in the traced work ---- */
+
+/* the difference of the means and its 95% interval (exact: a point) */
+static void interval(const double *base, size_t nr_base, const double *new,
+		     size_t nr_new, struct diff_interval *out)
+{
+	struct stats_summary sb, sn;
+	struct stats_welch w;
+
+	stats_summarize(base, nr_base, &sb);
+	stats_summarize(new, nr_new, &sn);
+	out->diff = out->low = out->high = sn.mean - sb.mean;
+	if (!stats_welch(&sb, &sn, DIFF_CONFIDENCE, &w)) {
+		out->low = w.ci_low;
+		out->high = w.ci_high;
+	}
+}
+
+/* per run of @rec: run.seconds, and mremap calls x mean latency in s */
+static size_t run_times(const struct recording *rec, double *run,
+			double *traced)
+{
+	const struct rec_value *secs, *calls, *lat;
+	size_t r, n = 0;
+
+	for (r = 0; r < rec->nr_runs; r++) {
+		secs = rec_run_find(&rec->runs[r], "run.seconds");
+		calls = rec_run_find(&rec->runs[r], "mremap.calls");
+		lat = rec_run_find(&rec->runs[r], "mremap.latency_mean_ns");
+		if (!secs || !calls)
+			return 0;	/* mremap not traced: nothing to tell */
+		run[n] = secs->value;
+		traced[n++] = lat ? calls->value * lat->value * 1e-9 : 0;
+	}
+	return n;
+}
+
+static const struct diff_row *changed_run_time(const struct diff_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr_rows; i++)
+		if (res->rows[i].changed &&
+		    !strcmp(res->rows[i].name, "run.seconds"))
+			return &res->rows[i];
+	return NULL;
+}
+
+/*
+ * The ratio of the traced time added to the run time added, and its
+ * range: the traced interval's far end over the run interval's near end
+ * (in the direction the run time moved), and the other way round
+ */
+static void share_of(struct diff_share *sh)
+{
+	double sign = sh->run.diff < 0 ? -1 : 1;
+	double run_near = sign > 0 ? sh->run.low : -sh->run.high;
+	double run_far = sign > 0 ? sh->run.high : -sh->run.low;
+	double traced_near = sign > 0 ? sh->traced.low : -sh->traced.high;
+	double traced_far = sign > 0 ? sh->traced.high : -sh->traced.low;
+
+	sh->share = sh->traced.diff / sh->run.diff;
+	sh->share_high = run_near > 0 ? traced_far / run_near : NAN;
+	sh->share_low = run_far > 0 ? traced_near / run_far : NAN;
+	if (sh->share_low < 0)
+		sh->share_low = 0;
+	sh->elsewhere = sh->share_high < DIFF_SHARE_SMALL;
+}
+
+int diff_compute_share(struct diff_result *res,
+		       const struct recording flat[DIFF_SIDES])
+{
+	struct diff_share *sh = &res->share;
+	double *buf, *run[DIFF_SIDES], *traced[DIFF_SIDES];
+	size_t n[DIFF_SIDES], total;
+	int side;
+
+	memset(sh, 0, sizeof(*sh));
+	if (!changed_run_time(res))
+		return 0;
+	total = flat[DIFF_BASE].nr_runs + flat[DIFF_NEW].nr_runs;
+	buf = calloc(2 * total, sizeof(double));
+	if (!buf)
+		return -ENOMEM;
+	run[DIFF_BASE] = buf;
+	run[DIFF_NEW] = buf + flat[DIFF_BASE].nr_runs;
+	traced[DIFF_BASE] = buf + total;
+	traced[DIFF_NEW] = traced[DIFF_BASE] + flat[DIFF_BASE].nr_runs;
+	for (side = 0; side < DIFF_SIDES; side++)
+		n[side] = run_times(&flat[side], run[side], traced[side]);
+	if (n[DIFF_BASE] && n[DIFF_NEW]) {
+		interval(run[DIFF_BASE], n[DIFF_BASE], run[DIFF_NEW], n[DIFF_NEW],
+			 &sh->run);
+		interval(traced[DIFF_BASE], n[DIFF_BASE], traced[DIFF_NEW],
+			 n[DIFF_NEW], &sh->traced);
+		sh->have = sh->run.diff != 0;
+		if (sh->have)
+			share_of(sh);
+	}
+	free(buf);
 	return 0;
 }

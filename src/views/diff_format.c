@@ -338,8 +338,10 @@ static void print_explanation(FILE *out, const struct diff_result *res)
 			diff_fmt_change(change, sizeof(change), row),
 			diff_fmt_interval(interval, sizeof(interval), row));
 	}
-	if (any)
+	if (any) {
 		print_counts_moved(out, res);
+		diff_print_share(out, res);
+	}
 }
 
 static void print_all(FILE *out, const struct diff_result *res)
@@ -558,6 +560,7 @@ json_object *diff_result_json(const struct diff_result *res,
 			       json_object_new_boolean(diff_kernels_differ(res)));
 	json_object_object_add(root, "method", params_json(res));
 	json_object_object_add(root, "reference", diff_reference_json(res));
+	json_object_object_add(root, "traced_share", diff_share_json(res));
 	for (i = 0; i < res->nr_notes; i++)
 		json_object_array_add(notes, fmt_json_string(res->notes[i]));
 	json_object_object_add(root, "notes", notes);

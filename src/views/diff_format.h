@@ -18,10 +18,12 @@ const char *diff_fmt_interval(char *buf, size_t len, const struct diff_row *row)
 const char *diff_fmt_unreliable(char *buf, size_t len,
 				const struct diff_result *res);
 
-/* views/diff_machine.c: the machine's reference */
+/* views/diff_machine.c: the machine's reference, and the traced share */
 void diff_print_machine(FILE *out, const struct diff_result *res);
 void diff_print_machine_moved(FILE *out, const struct diff_result *res);
+void diff_print_share(FILE *out, const struct diff_result *res);
 json_object *diff_reference_json(const struct diff_result *res);
+json_object *diff_share_json(const struct diff_result *res);
 
 /* a number as JSON (integral ones as integers), NULL for NaN */
 json_object *diff_json_number(double value);

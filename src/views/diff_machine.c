@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ptscope diff's report of the machine's own speed: its reference, and
- * the times that moved with it, as text and JSON.
+ * ptscope diff's report of the machine's own speed (its reference, and
+ * the times that moved with it) and of the share of a changed run time
+ * the traced mremaps account for: text and JSON.
  */
 #include <math.h>
 #include <stdio.h>
@@ -147,6 +148,50 @@ void diff_print_machine_moved(FILE *out, const struct diff_result *res)
 	}
 }
 
+/* "+1.20 ms" */
+static const char *signed_ns(char *buf, size_t len, double seconds)
+{
+	char abs[32];
+
+	fmt_ns(abs, sizeof(abs), fabs(seconds) * 1e9);
+	snprintf(buf, len, "%s%s", seconds < 0 ? "-" : "+", abs);
+	return buf;
+}
+
+static void print_interval(FILE *out, const struct diff_interval *iv)
+{
+	char d[40], lo[40], hi[40];
+
+	fprintf(out, "%s a run [%s, %s]", signed_ns(d, sizeof(d), iv->diff),
+		signed_ns(lo, sizeof(lo), iv->low),
+		signed_ns(hi, sizeof(hi), iv->high));
+}
+
+/*
+ * "traced: mremap time +1.2 ms a run [...] (calls x mean latency) of the
+ * run time's +800 ms a run [...]: 0.2% of it (0% to 0.4%)"
+ */
+void diff_print_share(FILE *out, const struct diff_result *res)
+{
+	const struct diff_share *sh = &res->share;
+
+	if (!sh->have)
+		return;
+	fprintf(out, "  traced work: mremap time (calls x mean latency) ");
+	print_interval(out, &sh->traced);
+	fprintf(out, " of the run time's ");
+	print_interval(out, &sh->run);
+	fprintf(out, ": %.0f%% of it", sh->share * 100);
+	if (!isnan(sh->share_low) && !isnan(sh->share_high))
+		fprintf(out, " (%.0f%% to %.0f%%)", sh->share_low * 100,
+			sh->share_high * 100);
+	fputc('\n', out);
+	if (sh->elsewhere)
+		fprintf(out, "  the traced mremaps account for at most %.0f%% of "
+			"the run time added: the cause lies elsewhere\n",
+			sh->share_high * 100);
+}
+
 /* ---- JSON ---- */
 
 json_object *diff_reference_json(const struct diff_result *res)
@@ -174,5 +219,34 @@ json_object *diff_reference_json(const struct diff_result *res)
 	json_object_object_add(obj, "new_cv_pct",
 			       diff_json_number(ref->cv_pct[DIFF_NEW]));
 	json_object_object_add(obj, "row", diff_row_json(&ref->row));
+	return obj;
+}
+
+static json_object *interval_json(const struct diff_interval *iv)
+{
+	json_object *obj = json_object_new_object();
+
+	json_object_object_add(obj, "diff_s", diff_json_number(iv->diff));
+	json_object_object_add(obj, "ci_low_s", diff_json_number(iv->low));
+	json_object_object_add(obj, "ci_high_s", diff_json_number(iv->high));
+	return obj;
+}
+
+/* null where no run time changed, or mremap was not traced */
+json_object *diff_share_json(const struct diff_result *res)
+{
+	const struct diff_share *sh = &res->share;
+	json_object *obj;
+
+	if (!sh->have)
+		return NULL;
+	obj = json_object_new_object();
+	json_object_object_add(obj, "traced_mremap", interval_json(&sh->traced));
+	json_object_object_add(obj, "run", interval_json(&sh->run));
+	json_object_object_add(obj, "share", diff_json_number(sh->share));
+	json_object_object_add(obj, "share_low", diff_json_number(sh->share_low));
+	json_object_object_add(obj, "share_high", diff_json_number(sh->share_high));
+	json_object_object_add(obj, "cause_elsewhere",
+			       json_object_new_boolean(sh->elsewhere));
 	return obj;
 }

@@ -1345,6 +1345,74 @@ static void test_machine_missing(void **state)
 	json_object_put(new);
 }
 
+/*
+ * Run time +164% while the mean mremap latency rose 9.6%: the mremaps
+ * added under a microsecond a run to 1.6 s.  why: says what share that
+ * is, and that the cause lies elsewhere.
+ */
+static void test_share_small(void **state)
+{
+	double lat[5], secs[5];
+	json_object *base = machine_runs(steady, run_s, ref_ms);
+	json_object *new = machine_runs(scaled(lat, steady2, 1.096),
+					scaled(secs, run_s, 2.64), ref_ms2);
+	struct diff_result res;
+	char text[8192];
+
+	compare_ok(base, new, &res);
+	assert_true(row(&res, "run.seconds")->changed);
+	assert_true(res.share.have);
+	assert_float_equal(res.share.run.diff, 1.64 * 1.002, 0.001);
+	assert_true(res.share.run.low > 1 && res.share.run.high < 2.5);
+	/* 10 calls x (1096 - 1000 ns), with the two latency samples' noise */
+	assert_float_equal(res.share.traced.diff, 10 * 96e-9, 0.2e-6);
+	assert_true(res.share.share_high < 1e-5);
+	assert_true(res.share.elsewhere);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "  traced work: mremap time (calls x mean latency) +");
+	assert_substr(text, " of the run time's +1.6");
+	assert_substr(text, "the traced mremaps account for at most 0% of the run "
+		      "time added: the cause lies elsewhere\n");
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/* the run time added is the mremap time added: its share is about all */
+static void test_share_large(void **state)
+{
+	double bl[5], nl[5], secs[5];
+	json_object *base = machine_runs(scaled(bl, steady, 5e4), run_s, ref_ms);
+	json_object *new = machine_runs(scaled(nl, steady2, 1.5e5),
+					scaled(secs, run_s, 2), ref_ms2);
+	struct diff_result res;
+	json_object *out, *share;
+
+	compare_ok(base, new, &res);
+	assert_true(res.share.have);
+	assert_float_equal(res.share.traced.diff, 1.0, 0.02);
+	assert_float_equal(res.share.run.diff, 1.0, 0.02);
+	assert_float_equal(res.share.share, 1.0, 0.05);
+	assert_true(res.share.share_low < res.share.share &&
+		    res.share.share < res.share.share_high);
+	assert_false(res.share.elsewhere);
+	out = diff_result_json(&res, labels);
+	share = json_object_object_get(out, "traced_share");
+	assert_non_null(share);
+	assert_float_equal(json_object_get_double(json_object_object_get(share,
+			   "share")), res.share.share, 1e-9);
+	assert_false(json_object_get_boolean(json_object_object_get(share,
+			    "cause_elsewhere")));
+	json_object_put(out);
+	diff_result_free(&res);
+	/* no run time changed: no share */
+	compare_ok(base, base, &res);
+	assert_false(res.share.have);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1374,6 +1442,8 @@ int main(void)
 		cmocka_unit_test(test_machine_same_work_slower),
 		cmocka_unit_test(test_machine_unreliable),
 		cmocka_unit_test(test_machine_missing),
+		cmocka_unit_test(test_share_small),
+		cmocka_unit_test(test_share_large),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
