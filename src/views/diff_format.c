@@ -475,6 +475,27 @@ static json_object *side_json(const struct stats_summary *s)
 	return obj;
 }
 
+static void bool_json(json_object *obj, const char *key, bool value)
+{
+	json_object_object_add(obj, key, json_object_new_boolean(value));
+}
+
+/* PREFIXchange_pct, PREFIXci_low_pct, PREFIXci_high_pct and PREFIXp */
+static void change_json(json_object *obj, const char *prefix, double pct,
+			double low, double high, double p)
+{
+	static const char *const keys[] = { "change_pct", "ci_low_pct",
+					     "ci_high_pct", "p" };
+	const double values[] = { pct, low, high, p };
+	char key[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		snprintf(key, sizeof(key), "%s%s", prefix, keys[i]);
+		json_object_object_add(obj, key, diff_json_number(values[i]));
+	}
+}
+
 json_object *diff_row_json(const struct diff_row *row)
 {
 	json_object *obj = json_object_new_object();
@@ -487,37 +508,23 @@ json_object *diff_row_json(const struct diff_row *row)
 	json_object_object_add(obj, "base", diff_json_number(row->val[DIFF_BASE]));
 	json_object_object_add(obj, "new", diff_json_number(row->val[DIFF_NEW]));
 	/* null when base is 0: the change is "new" or "gone", not a number */
-	json_object_object_add(obj, "change_pct",
-			       pct ? diff_json_number(row->change_pct) : NULL);
+	change_json(obj, "", pct ? row->change_pct : NAN, row->ci_low_pct,
+		    row->ci_high_pct, row->p);
 	json_object_object_add(obj, "change", json_object_new_string(
 				       diff_fmt_change(change, sizeof(change), row)));
-	json_object_object_add(obj, "ci_low_pct", diff_json_number(row->ci_low_pct));
-	json_object_object_add(obj, "ci_high_pct", diff_json_number(row->ci_high_pct));
 	json_object_object_add(obj, "test",
 			       json_object_new_string(test_name[row->test]));
-	json_object_object_add(obj, "p", diff_json_number(row->p));
 	json_object_object_add(obj, "p_adjusted", diff_json_number(row->p_adjusted));
-	json_object_object_add(obj, "changed",
-			       json_object_new_boolean(row->changed));
-	json_object_object_add(obj, "differs",
-			       json_object_new_boolean(row->differs));
-	json_object_object_add(obj, "relative_to_machine",
-			       json_object_new_boolean(row->normalized));
+	bool_json(obj, "changed", row->changed);
+	bool_json(obj, "differs", row->differs);
+	bool_json(obj, "relative_to_machine", row->normalized);
 	if (row->normalized) {
-		json_object_object_add(obj, "raw_change_pct",
-				       diff_json_number(row->raw_change_pct));
-		json_object_object_add(obj, "raw_ci_low_pct",
-				       diff_json_number(row->raw_ci_low_pct));
-		json_object_object_add(obj, "raw_ci_high_pct",
-				       diff_json_number(row->raw_ci_high_pct));
-		json_object_object_add(obj, "raw_p", diff_json_number(row->raw_p));
-		json_object_object_add(obj, "raw_changed",
-				       json_object_new_boolean(row->raw_changed));
-		json_object_object_add(obj, "relative_changed",
-				       json_object_new_boolean(row->rel_changed));
+		change_json(obj, "raw_", row->raw_change_pct, row->raw_ci_low_pct,
+			    row->raw_ci_high_pct, row->raw_p);
+		bool_json(obj, "raw_changed", row->raw_changed);
+		bool_json(obj, "relative_changed", row->rel_changed);
 	}
-	json_object_object_add(obj, "unreliable",
-			       json_object_new_boolean(row->unreliable));
+	bool_json(obj, "unreliable", row->unreliable);
 	json_object_object_add(obj, "base_runs", side_json(&row->side[DIFF_BASE]));
 	json_object_object_add(obj, "new_runs", side_json(&row->side[DIFF_NEW]));
 	return obj;
