@@ -1130,6 +1130,68 @@ static void test_processes_untraced(void **state)
 	json_object_put(new);
 }
 
+/* a diff's text report, into @buf */
+static void report_text(const struct diff_result *res, char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+
+	assert_non_null(f);
+	diff_print_text(f, res, labels, false);
+	fclose(f);
+}
+
+/* 5 runs of @calls PTE-class mremaps each */
+static json_object *calls_runs(double calls)
+{
+	json_object *rec = recording("6.1.0", 5.0);
+
+	set_class(rec, "pte", calls, calls * 4096, 0);
+	set_mremap_total(rec, calls, 0);
+	with_runs(rec, 5, steady);
+	return rec;
+}
+
+/*
+ * mremap.calls 199,939 -> 199,984 in every run (+0.023%): exact, and it
+ * differs, but no change at the default minimum effect nor at 50%, so
+ * --fail-on-change would exit 0; the text names it apart.  At 0 it is a
+ * change.
+ */
+static void test_exact_below_min_effect(void **state)
+{
+	json_object *base = calls_runs(199939), *new = calls_runs(199984);
+	struct diff_params p = params;
+	struct diff_result res;
+	const struct diff_row *r;
+	char err[512], text[8192];
+
+	compare_ok(base, new, &res);
+	r = row(&res, "mremap.calls");
+	assert_int_equal(r->test, DIFF_TEST_EXACT);
+	assert_true(r->differs);
+	assert_false(r->changed);
+	assert_int_equal(res.nr_changed, 0);
+	assert_int_equal(res.verdict, DIFF_NO_CHANGE);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "\ncounts that differ by less than ±2% (not called a "
+		      "change):\n  ");
+	assert_substr(text, "  mremap.calls 199939 -> 199984 (+0.023%), ");
+	diff_result_free(&res);
+	p.min_effect_pct = 50;
+	assert_int_equal(diff_compare(base, new, labels, &p, &res, err,
+				      sizeof(err)), 0);
+	assert_int_equal(res.verdict, DIFF_NO_CHANGE);
+	diff_result_free(&res);
+	p.min_effect_pct = 0;
+	assert_int_equal(diff_compare(base, new, labels, &p, &res, err,
+				      sizeof(err)), 0);
+	assert_int_equal(res.verdict, DIFF_VERDICT_CHANGED);
+	assert_true(row(&res, "mremap.calls")->changed);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
 /* ---- the machine's reference (format version 3) ---- */
 
 /*
@@ -1177,15 +1239,6 @@ static json_object *machine_runs(const double *lat, const double *secs,
 	return rec;
 }
 
-/* a diff's text report, into @buf */
-static void report_text(const struct diff_result *res, char *buf, size_t len)
-{
-	FILE *f = fmemopen(buf, len, "w");
-
-	assert_non_null(f);
-	diff_print_text(f, res, labels, false);
-	fclose(f);
-}
 
 /*
  * The same work on a machine 1.5x slower in new: every time 1.5x, and
@@ -1438,6 +1491,7 @@ int main(void)
 		cmocka_unit_test(test_repeat_changed),
 		cmocka_unit_test(test_repeat_against_one),
 		cmocka_unit_test(test_bad_runs),
+		cmocka_unit_test(test_exact_below_min_effect),
 		cmocka_unit_test(test_machine_slower),
 		cmocka_unit_test(test_machine_same_work_slower),
 		cmocka_unit_test(test_machine_unreliable),
