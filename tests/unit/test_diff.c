@@ -1240,6 +1240,38 @@ static json_object *machine_runs(const double *lat, const double *secs,
 }
 
 
+/* diff --json of test_machine_slower: the reference and a relative time */
+static void assert_machine_json(const struct diff_result *res)
+{
+	json_object *out = diff_result_json(res, labels), *ref, *rows, *r;
+	size_t i;
+
+	ref = json_field(out, "reference");
+	assert_string_equal(json_object_get_string(json_field(ref, "state")),
+			    "used");
+	assert_true(json_object_get_boolean(json_field(ref, "times_relative")));
+	assert_float_equal(json_object_get_double(json_field(ref, "factor")),
+			   res->ref.factor, 1e-9);
+	rows = json_field(out, "rows");
+	for (i = 0; i < json_object_array_length(rows); i++) {
+		r = json_object_array_get_idx(rows, i);
+		if (strcmp(json_object_get_string(json_field(r, "name")),
+			   "run.seconds"))
+			continue;
+		assert_true(json_object_get_boolean(json_field(r,
+						    "relative_to_machine")));
+		assert_true(json_object_get_boolean(json_field(r, "raw_changed")));
+		assert_false(json_object_get_boolean(json_field(r,
+						     "relative_changed")));
+		assert_false(json_object_get_boolean(json_field(r, "changed")));
+		assert_true(json_object_get_double(json_field(r,
+						   "raw_change_pct")) > 40);
+		break;
+	}
+	assert_true(i < json_object_array_length(rows));
+	json_object_put(out);
+}
+
 /*
  * The same work on a machine 1.5x slower in new: every time 1.5x, and
  * the reference with it.  As measured the times changed; relative to the
@@ -1280,6 +1312,7 @@ static void test_machine_slower(void **state)
 		      "machine, not both (not a change of the workload):\n");
 	assert_substr(text, "  mremap.pte.latency_mean_ns +5");
 	assert_substr(text, "it moved with the machine\n");
+	assert_machine_json(&res);
 	diff_result_free(&res);
 	json_object_put(base);
 	json_object_put(new);
