@@ -156,6 +156,21 @@ static void summary_line(FILE *out, const struct rec_value *v,
 			fmt_value(high, sizeof(high), s.max, v->unit));
 }
 
+/* the machine's reference around each run, as diff compares it first */
+static void reference_line(FILE *out, const struct recording *rec,
+			   double *values)
+{
+	const struct rec_value v = {
+		.name = "reference_ns (the machine's own speed)",
+		.unit = REC_UNIT_NS,
+	};
+	size_t r;
+
+	for (r = 0; r < rec->nr_runs; r++)
+		values[r] = rec->runs[r].reference * 1e9;
+	summary_line(out, &v, values, rec->nr_runs);
+}
+
 /*
  * perf stat -r's summary: per value of the recording, as diff will read
  * it, the mean ± stddev (as % of the mean) and the range over the runs
@@ -193,6 +208,7 @@ static int runs_text(FILE *out, json_object *root, size_t nr_runs,
 		}
 		summary_line(out, v, values, n);
 	}
+	reference_line(out, &rec, values);
 out:
 	recording_free(&rec);
 	free(values);

@@ -102,6 +102,8 @@ check_eq "stat --repeat 3 text: PMD moves 2 in every run" 1 \
 	"$(grep -cE '^  mremap\.pmd\.calls +2  \(every run\)$' "$TMP/text.err")"
 check_eq "stat --repeat 3 text: latency mean ± spread, min – max" 1 \
 	"$(grep -cE '^  mremap\.pmd\.latency_mean_ns +[0-9.]+ [mun]?s ± [0-9.]+%  \(.* – .*\)$' "$TMP/text.err")"
+check_eq "stat --repeat 3 text: the machine's reference over the runs" 1 \
+	"$(grep -cE "^  reference_ns \(the machine's own speed\) +[0-9.]+ [mun]?s( ± [0-9.]+%)?  \(" "$TMP/text.err")"
 
 # --json without -o: stderr too; -o NAME.json without --json: JSON
 "$PTSCOPE" stat --json -- "${pmd[@]}" --count 1 >"$TMP/j.out" 2>"$TMP/j.err"
