@@ -122,11 +122,13 @@ struct diff_interval {
 
 /*
  * How much of a changed run time the traced work accounts for: the
- * mremap time (calls x mean latency) added a run, against the run time
- * added, and their ratio with its range from the two intervals
+ * mremap time (calls x mean latency) and, where they were timed, the
+ * hugepage faults' time added a run, against the run time added, and
+ * their ratio with its range from the two intervals
  */
 struct diff_share {
 	bool have;
+	bool faults;		/* the traced time has timed faults in it */
 	struct diff_interval traced, run;
 	double share, share_low, share_high;	/* fractions; NAN: unknown */
 	bool elsewhere;		/* share_high below DIFF_SHARE_SMALL */

@@ -2,8 +2,8 @@
 /*
  * ptscope diff and the machine's own speed: the reference timed around
  * every run (data/reference.h) compared first, times compared relative
- * to it, and the share of a changed run time the traced mremaps account
- * for.  Method: docs/regressions.md.
+ * to it, and the share of a changed run time the traced work (mremaps,
+ * timed hugepage faults) accounts for.  Method: docs/regressions.md.
  */
 #include <errno.h>
 #include <math.h>
@@ -172,9 +172,36 @@ static void interval(const double *base, size_t nr_base, const double *new,
 	}
 }
 
-/* per run of @rec: run.seconds, and mremap calls x mean latency in s */
+/*
+ * The time of @run's hugepage faults, seconds: the sum of each order's
+ * latency histogram, where the fault path was traced from its functions
+ * (the only path that times them); *@timed says whether any was
+ */
+static double fault_seconds(const struct rec_run *run, bool *timed)
+{
+	json_object *orders = rec_get(rec_get(run->counters, "hugepage_faults"),
+				      "orders");
+	double sum, total = 0;
+	size_t i;
+
+	if (!orders || !json_object_is_type(orders, json_type_array))
+		return 0;
+	for (i = 0; i < json_object_array_length(orders); i++) {
+		if (!rec_get_num(rec_get(json_object_array_get_idx(orders, i),
+					 "latency_ns"), "sum", &sum))
+			continue;
+		total += sum * 1e-9;
+		*timed = true;
+	}
+	return total;
+}
+
+/*
+ * Per run of @rec: run.seconds, and the traced work's time in seconds:
+ * mremap calls x mean latency, and the hugepage faults' time
+ */
 static size_t run_times(const struct recording *rec, double *run,
-			double *traced)
+			double *traced, bool *faults)
 {
 	const struct rec_value *secs, *calls, *lat;
 	size_t r, n = 0;
@@ -186,7 +213,8 @@ static size_t run_times(const struct recording *rec, double *run,
 		if (!secs || !calls)
 			return 0;	/* mremap not traced: nothing to tell */
 		run[n] = secs->value;
-		traced[n++] = lat ? calls->value * lat->value * 1e-9 : 0;
+		traced[n] = lat ? calls->value * lat->value * 1e-9 : 0;
+		traced[n++] += fault_seconds(&rec->runs[r], faults);
 	}
 	return n;
 }
@@ -243,7 +271,8 @@ int diff_compute_share(struct diff_result *res,
 	traced[DIFF_BASE] = buf + total;
 	traced[DIFF_NEW] = traced[DIFF_BASE] + flat[DIFF_BASE].nr_runs;
 	for (side = 0; side < DIFF_SIDES; side++)
-		n[side] = run_times(&flat[side], run[side], traced[side]);
+		n[side] = run_times(&flat[side], run[side], traced[side],
+				    &sh->faults);
 	if (n[DIFF_BASE] && n[DIFF_NEW]) {
 		interval(run[DIFF_BASE], n[DIFF_BASE], run[DIFF_NEW], n[DIFF_NEW],
 			 &sh->run);

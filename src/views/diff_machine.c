@@ -177,7 +177,8 @@ void diff_print_share(FILE *out, const struct diff_result *res)
 
 	if (!sh->have)
 		return;
-	fprintf(out, "  traced work: mremap time (calls x mean latency) ");
+	fprintf(out, "  traced work: mremap time (calls x mean latency)%s ",
+		sh->faults ? " with hugepage fault time" : "");
 	print_interval(out, &sh->traced);
 	fprintf(out, " of the run time's ");
 	print_interval(out, &sh->run);
@@ -187,9 +188,9 @@ void diff_print_share(FILE *out, const struct diff_result *res)
 			sh->share_high * 100);
 	fputc('\n', out);
 	if (sh->elsewhere)
-		fprintf(out, "  the traced mremaps account for at most %.0f%% of "
-			"the run time added: the cause lies elsewhere\n",
-			sh->share_high * 100);
+		fprintf(out, "  the traced mremaps%s account for at most %.0f%% "
+			"of the run time added: the cause lies elsewhere\n",
+			sh->faults ? " and faults" : "", sh->share_high * 100);
 }
 
 /* ---- JSON ---- */
@@ -241,7 +242,10 @@ json_object *diff_share_json(const struct diff_result *res)
 	if (!sh->have)
 		return NULL;
 	obj = json_object_new_object();
-	json_object_object_add(obj, "traced_mremap", interval_json(&sh->traced));
+	json_object_object_add(obj, "traced", interval_json(&sh->traced));
+	json_object_object_add(obj, "traced_work", json_object_new_string(
+				       sh->faults ? "mremap, hugepage faults" :
+				       "mremap"));
 	json_object_object_add(obj, "run", interval_json(&sh->run));
 	json_object_object_add(obj, "share", diff_json_number(sh->share));
 	json_object_object_add(obj, "share_low", diff_json_number(sh->share_low));

@@ -1464,6 +1464,51 @@ static void test_share_small(void **state)
 	json_object_put(new);
 }
 
+/*
+ * 5 runs of 10 PTE moves (latency sums @lat) and of hugepage faults
+ * traced from their functions, 1.0e9 * @fault_s ns of them a run
+ */
+static json_object *fault_runs(const double *lat, double fault_s,
+			       const double *secs, const double *ref)
+{
+	json_object *rec = recording("6.1.0", 5.0);
+	json_object *orders = json_object_new_array();
+
+	set_class(rec, "pte", 10, 10 * 4096, 0);
+	set_mremap_total(rec, 10, 0);
+	json_object_array_add(orders, fault_order_funcs(9, 100, 0, 0,
+							fault_s * 1e9));
+	with_faults(rec, true, orders);
+	with_runs(rec, 5, lat);
+	with_machine(rec, secs, ref);
+	return rec;
+}
+
+/* the run time added is the fault time added: the faults are in the share */
+static void test_share_faults(void **state)
+{
+	double secs[5];
+	json_object *base = fault_runs(steady, 0.2, run_s, ref_ms);
+	json_object *new = fault_runs(steady2, 1.2, scaled(secs, run_s, 2),
+				      ref_ms2);
+	struct diff_result res;
+	char text[8192];
+
+	compare_ok(base, new, &res);
+	assert_true(row(&res, "run.seconds")->changed);
+	assert_true(res.share.have);
+	assert_true(res.share.faults);
+	assert_float_equal(res.share.traced.diff, 1.0, 1e-6);
+	assert_float_equal(res.share.share, 1.0, 0.05);
+	assert_false(res.share.elsewhere);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "  traced work: mremap time (calls x mean latency) "
+		      "with hugepage fault time +1.00 s a run ");
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
 /* the run time added is the mremap time added: its share is about all */
 static void test_share_large(void **state)
 {
@@ -1531,6 +1576,7 @@ int main(void)
 		cmocka_unit_test(test_machine_missing),
 		cmocka_unit_test(test_share_small),
 		cmocka_unit_test(test_share_large),
+		cmocka_unit_test(test_share_faults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
