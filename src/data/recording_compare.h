@@ -5,12 +5,13 @@
  * a row is tested exactly when every run of each side gave one value (a
  * deterministic count), by Welch's t-test otherwise, and the p-values of
  * the tested rows are adjusted by Holm's method.  A row changed when the
- * exact values differ, or when its adjusted p is below alpha and its 95%
- * interval lies beyond the minimum effect.  One run on a side is "not
- * enough runs", never a change.  The machine's own reference, timed
- * around every run, is compared first: times are tested relative to it
- * as well as measured, and not at all where it is unreliable.  Pure functions over json-c objects; the
- * view reads the files and renders the result (views/diff_format.c).
+ * exact values differ by at least the minimum effect, or when its adjusted
+ * p is below alpha and its 95% interval lies beyond the minimum effect.
+ * One run on a side is "not enough runs", never a change.  The machine's
+ * own reference, timed around every run, is compared first: times are
+ * tested relative to it as well as measured, and not at all where it is
+ * unreliable.  Pure functions over json-c objects; the view reads the
+ * files and renders the result (views/diff_format.c).
  */
 #ifndef PTSCOPE_RECORDING_COMPARE_H
 #define PTSCOPE_RECORDING_COMPARE_H
