@@ -307,7 +307,11 @@ static void print_counts_moved(FILE *out, const struct diff_result *res)
 	}
 	if (total > n)
 		fprintf(out, " and %zu more", total - n);
-	if (!total)
+	if (!total && res->ref.state == DIFF_REF_USED)
+		fprintf(out, "no count of the traced work changed: the same work "
+			"took a different time, more than the machine's own "
+			"speed accounts for (memory, I/O, what else runs)");
+	else if (!total)
 		fprintf(out, "no count of the traced work changed: the same work "
 			"took a different time (load on the machine, CPU "
 			"frequency, virtualization)");

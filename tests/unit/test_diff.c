@@ -1327,6 +1327,7 @@ static void test_machine_same_work_slower(void **state)
 					scaled(secs, run_s, 1.5), ref_ms2);
 	struct diff_result res;
 	const struct diff_row *r;
+	char text[8192];
 
 	compare_ok(base, new, &res);
 	assert_int_equal(res.ref.state, DIFF_REF_USED);
@@ -1337,6 +1338,10 @@ static void test_machine_same_work_slower(void **state)
 	assert_true(r->changed);
 	assert_float_equal(r->change_pct, 50, 5);
 	assert_true(row(&res, "run.seconds")->changed);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "  with them: no count of the traced work changed: the "
+		      "same work took a different time, more than the "
+		      "machine's own speed accounts for");
 	diff_result_free(&res);
 	json_object_put(base);
 	json_object_put(new);
