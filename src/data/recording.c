@@ -177,15 +177,28 @@ static double add_numbers(struct rec_flat *dv, const char *section,
 	return sum;
 }
 
+/*
+ * run.processes: the processes with traced events.  A run that traced
+ * none says nothing of how many processes ran (the same single one may
+ * have), so it has no such value rather than a 0 that diff would call
+ * "new" against a side with events.
+ */
 static void flatten_run(struct rec_flat *dv)
 {
 	json_object *procs = rec_get(dv->run->counters, "processes");
+	size_t n;
 
 	measure(dv, REC_TIME, REC_UNIT_SECONDS);
 	add(dv, NULL, dv->run->seconds, "run.seconds");
 	measure(dv, REC_COUNT, REC_UNIT_COUNT);
-	if (procs && json_object_is_type(procs, json_type_array))
-		add(dv, NULL, json_object_array_length(procs), "run.processes");
+	if (!procs || !json_object_is_type(procs, json_type_array))
+		return;
+	n = json_object_array_length(procs);
+	if (!n)
+		return;
+	add(dv, NULL, n, "run.processes");
+	if (!dv->err)
+		dv->run->v[dv->run->nr - 1].events_only = true;
 }
 
 /*
@@ -429,6 +442,22 @@ static void flatten_kernel(struct rec_flat *dv)
 	}
 }
 
+/*
+ * The mean of the reference's two timings around a run: 0 unless both
+ * are there and valid (a version 2 recording has none)
+ */
+static double read_reference(json_object *obj)
+{
+	json_object *ref = rec_get(obj, "reference");
+	double before, after;
+
+	if (!rec_get_num(ref, "before_s", &before) ||
+	    !rec_get_num(ref, "after_s", &after) || !(before > 0) ||
+	    !(after > 0) || !isfinite(before + after))
+		return 0;
+	return (before + after) / 2;
+}
+
 /* one run: its counters, kernel counters, seconds and exit status */
 static int flatten_run_values(struct rec_run *run, json_object *obj,
 			      json_object *counters, json_object *kernel,
@@ -442,6 +471,7 @@ static int flatten_run_values(struct rec_run *run, json_object *obj,
 	rec_get_num(obj, "seconds", &run->seconds);
 	rec_get_num(obj, "exit_status", &status);
 	run->exit_status = (int)status;
+	run->reference = read_reference(obj);
 	dv->run = run;
 	dv->kernel_counters = kernel;
 	dv->mremap_calls = -1;
@@ -593,6 +623,8 @@ static void read_header(struct rec_header *h, json_object *rec)
 	rec_get_num(r, "exit_status", &status);
 	h->exit_status = (int)status;
 	h->version = (int)json_object_get_int64(rec_get(rec, "ptscope_version"));
+	rec_get_num(rec_get(rec, "reference"), "hash_rounds", &h->ref_hash_rounds);
+	rec_get_num(rec_get(rec, "reference"), "getppid_calls", &h->ref_syscalls);
 }
 
 /* the runs to flatten: "runs", or the recording itself before them */

@@ -3,7 +3,8 @@
  * A "ptscope stat --json" recording, as diff reads it: checked, then each
  * run flattened into named values (raw counters and per-operation ratios
  * such as mremap.pte.latency_mean_ns).  Version 1 recordings hold one run
- * (their totals); version 2 keeps every run of --repeat in "runs".  Pure
+ * (their totals); version 2 keeps every run of --repeat in "runs";
+ * version 3 times the machine's reference around each of them.  Pure
  * functions over json-c objects.
  */
 #ifndef PTSCOPE_RECORDING_H
@@ -14,9 +15,10 @@
 #include <json-c/json.h>
 #include "data/schema.h"
 
-#define REC_FORMAT_VERSION	2	/* what stat writes */
+#define REC_FORMAT_VERSION	3	/* what stat writes */
 #define REC_OLDEST_VERSION	1	/* the oldest diff reads */
 #define REC_RUNS_VERSION	2	/* the first with "runs" */
+#define REC_REFERENCE_VERSION	3	/* the first with the machine's reference */
 #define REC_NAME_LEN		96
 #define REC_MAX_RUNS		1000	/* stat --repeat's bound */
 
@@ -43,6 +45,7 @@ struct rec_value {
 	double value;
 	const char *section;	/* counters section it needs; NULL: always written */
 	bool ratio;		/* left out where its denominator is 0 */
+	bool events_only;	/* left out where nothing was traced: unknown */
 	const struct pts_field *field;	/* the schema row it came from, or NULL */
 	int label;		/* its label value (order), -1: none */
 	enum rec_kind kind;
@@ -57,6 +60,9 @@ struct rec_run {
 	double seconds;
 	int exit_status;
 	unsigned int found_needs;	/* needs_any of the path-bound rows found */
+	/* the machine's reference around the run (the mean of its two
+	 * timings), seconds; 0 where the recording has none */
+	double reference;
 };
 
 /* what the header of a comparison says about a recording */
@@ -67,6 +73,8 @@ struct rec_header {
 	double seconds;		/* all runs */
 	int exit_status;	/* the first nonzero one of any run */
 	int version;
+	/* the reference's work ("reference" of version 3): 0 when absent */
+	double ref_hash_rounds, ref_syscalls;
 };
 
 struct recording {

@@ -92,15 +92,64 @@ void diff_test_row(struct diff_row *row, const double *base, size_t nr_base,
 /*
  * The whole interval lies beyond the minimum effect, so "changed" means
  * "by at least that much" at the interval's confidence, not a point
- * estimate that noise carried over it (appeared, gone: infinite)
+ * estimate that noise carried over it.  An exact count has no interval:
+ * its change itself must reach the minimum effect, so 199,939 -> 199,984
+ * calls (+0.02%) is a count that differs, not a change to act on.
+ * Appeared and gone are infinite.
  */
 static bool large_enough(const struct diff_row *row,
 			 const struct diff_params *params)
 {
 	if (row->change != DIFF_CHANGED)
 		return true;
+	if (row->test == DIFF_TEST_EXACT)
+		return fabs(row->change_pct) >= params->min_effect_pct;
 	return row->ci_low_pct >= params->min_effect_pct ||
 	       row->ci_high_pct <= -params->min_effect_pct;
+}
+
+/* a Welch row in the family Holm adjusts: not one the reference forbids */
+static bool in_family(const struct diff_row *row)
+{
+	return row->test == DIFF_TEST_WELCH && !row->unreliable;
+}
+
+/*
+ * A time compared relative to the machine changed only when it changed
+ * as measured too, in the same direction (an intersection-union test:
+ * each at alpha, the two together at alpha).  Relative alone, it may be
+ * a time that does not scale with the machine's speed (an mremap that
+ * is not preempted while a CPU hog runs); as measured alone, it moved
+ * with the machine.  The raw test: Holm over the same family.
+ */
+static void decide_raw(struct diff_row *rows, size_t nr, double *p,
+		       const struct diff_params *params)
+{
+	struct diff_row raw;
+	size_t i, n = 0;
+
+	for (i = 0; i < nr; i++)
+		if (in_family(&rows[i]))
+			p[n++] = rows[i].normalized ? rows[i].raw_p : rows[i].p;
+	if (stats_holm(p, n, p))
+		return;		/* -ENOMEM: raw_changed stays false */
+	for (i = 0, n = 0; i < nr; i++) {
+		if (!in_family(&rows[i]))
+			continue;
+		n++;
+		if (!rows[i].normalized)
+			continue;
+		raw = rows[i];
+		raw.ci_low_pct = raw.raw_ci_low_pct;
+		raw.ci_high_pct = raw.raw_ci_high_pct;
+		rows[i].raw_changed = p[n - 1] < params->alpha &&
+				      large_enough(&raw, params);
+		/* both ways, the same way: neither model of the machine alone */
+		rows[i].rel_changed = rows[i].changed;
+		rows[i].changed = rows[i].rel_changed && rows[i].raw_changed &&
+				  (rows[i].change_pct > 0) ==
+				  (rows[i].raw_change_pct > 0);
+	}
 }
 
 int diff_decide(struct diff_row *rows, size_t nr,
@@ -113,21 +162,24 @@ int diff_decide(struct diff_row *rows, size_t nr,
 	if (!p)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++)
-		if (rows[i].test == DIFF_TEST_WELCH)
+		if (in_family(&rows[i]))
 			p[n++] = rows[i].p;
 	if (stats_holm(p, n, p)) {
 		free(p);
 		return -ENOMEM;
 	}
 	for (i = 0, n = 0; i < nr; i++) {
+		rows[i].changed = false;
 		if (rows[i].test == DIFF_TEST_EXACT) {
-			rows[i].changed = rows[i].differs;
-		} else if (rows[i].test == DIFF_TEST_WELCH) {
+			rows[i].changed = rows[i].differs &&
+					  large_enough(&rows[i], params);
+		} else if (in_family(&rows[i])) {
 			rows[i].p_adjusted = p[n++];
 			rows[i].changed = rows[i].p_adjusted < params->alpha &&
 					  large_enough(&rows[i], params);
 		}
 	}
+	decide_raw(rows, nr, p, params);
 	free(p);
 	return 0;
 }
@@ -164,7 +216,7 @@ static int collect_names(const struct recording *rec,
  * it out, into @out: how many
  */
 static size_t samples(const struct recording *rec, const struct rec_value *v,
-		      double *out)
+		      double *out, double *ref)
 {
 	const struct rec_value *found;
 	size_t r, n = 0;
@@ -172,9 +224,12 @@ static size_t samples(const struct recording *rec, const struct rec_value *v,
 	for (r = 0; r < rec->nr_runs; r++) {
 		found = rec_run_find(&rec->runs[r], v->name);
 		if (found)
-			out[n++] = found->value;
+			out[n] = found->value;
 		else if (rec_absent_means_zero(&rec->runs[r], v))
-			out[n++] = 0;
+			out[n] = 0;
+		else
+			continue;
+		ref[n++] = rec->runs[r].reference;	/* that run's */
 	}
 	return n;
 }
@@ -218,8 +273,36 @@ static int add_note(struct diff_result *res, const char *fmt, ...)
 }
 
 
+/* the values of both sides and their runs' references */
+struct join_buf {
+	double *values[DIFF_SIDES];
+	double *refs[DIFF_SIDES];
+};
+
+/*
+ * A time, as the machine's reference allows: relative to it, as
+ * measured (no reference), or not compared at all (unreliable)
+ */
+static int time_row(struct diff_result *res, struct diff_row *row,
+		    const struct join_buf *buf, const size_t n[DIFF_SIDES])
+{
+	switch (res->ref.state) {
+	case DIFF_REF_USED:
+		return diff_normalize_row(row, buf->values[DIFF_BASE],
+					  buf->refs[DIFF_BASE], n[DIFF_BASE],
+					  buf->values[DIFF_NEW],
+					  buf->refs[DIFF_NEW], n[DIFF_NEW]);
+	case DIFF_REF_NOISY:
+	case DIFF_REF_MOVED:
+		row->unreliable = row->test == DIFF_TEST_WELCH;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 static int add_row(struct diff_result *res, const struct rec_value *v,
-		   double *const values[DIFF_SIDES], const size_t n[DIFF_SIDES])
+		   const struct join_buf *buf, const size_t n[DIFF_SIDES])
 {
 	struct diff_row *row;
 
@@ -230,12 +313,14 @@ static int add_row(struct diff_result *res, const struct rec_value *v,
 	snprintf(row->name, sizeof(row->name), "%s", v->name);
 	row->kind = v->kind;
 	row->unit = v->unit;
-	diff_test_row(row, values[DIFF_BASE], n[DIFF_BASE], values[DIFF_NEW],
-		      n[DIFF_NEW]);
+	diff_test_row(row, buf->values[DIFF_BASE], n[DIFF_BASE],
+		      buf->values[DIFF_NEW], n[DIFF_NEW]);
 	/* counts are never negative: a mean of 0 is zero in every run */
-	if (row->val[DIFF_BASE] == 0 && row->val[DIFF_NEW] == 0)
+	if (row->val[DIFF_BASE] == 0 && row->val[DIFF_NEW] == 0) {
 		res->nr_rows--;
-	return 0;
+		return 0;
+	}
+	return row->kind == REC_TIME ? time_row(res, row, buf, n) : 0;
 }
 
 /* @v is in the @have recording only; @other is the one without it */
@@ -247,13 +332,17 @@ static int join_missing(struct diff_result *res, enum diff_side have,
 		return 0;	/* metric unavailable there: one entry for all */
 	if (v->ratio || value == 0)
 		return 0;	/* undefined there, or nothing to tell */
+	if (v->events_only)
+		return add_only(res, have, v->name, true, value, "%s traced no "
+				"events: its processes were not counted, not 0",
+				diff_side_name[!have]);
 	return add_only(res, have, v->name, true, value,
 			"not recorded in %s", diff_side_name[!have]);
 }
 
 static int join_name(struct diff_result *res,
 		     const struct recording rec[DIFF_SIDES],
-		     const struct rec_value *v, double *const values[DIFF_SIDES])
+		     const struct rec_value *v, const struct join_buf *buf)
 {
 	struct stats_summary s;
 	size_t n[DIFF_SIDES];
@@ -261,11 +350,12 @@ static int join_name(struct diff_result *res,
 	int side;
 
 	for (side = 0; side < DIFF_SIDES; side++)
-		n[side] = samples(&rec[side], v, values[side]);
+		n[side] = samples(&rec[side], v, buf->values[side],
+				  buf->refs[side]);
 	if (n[DIFF_BASE] && n[DIFF_NEW])
-		return add_row(res, v, values, n);
+		return add_row(res, v, buf, n);
 	have = n[DIFF_BASE] ? DIFF_BASE : DIFF_NEW;
-	stats_summarize(values[have], n[have], &s);
+	stats_summarize(buf->values[have], n[have], &s);
 	return join_missing(res, have, v, s.mean, &rec[!have]);
 }
 
@@ -273,21 +363,23 @@ static int join_values(struct diff_result *res,
 		       const struct recording rec[DIFF_SIDES])
 {
 	const struct rec_value **names = NULL;
-	double *values[DIFF_SIDES] = { NULL, NULL };
+	struct join_buf buf = {};
 	size_t nr = 0, cap = 0, i;
 	int side, err = 0;
 
 	for (side = 0; side < DIFF_SIDES && !err; side++) {
-		values[side] = calloc(rec[side].nr_runs, sizeof(double));
-		if (!values[side])
+		buf.values[side] = calloc(2 * rec[side].nr_runs, sizeof(double));
+		if (!buf.values[side])
 			err = -ENOMEM;
 		else
 			err = collect_names(&rec[side], &names, &nr, &cap);
+		if (!err)
+			buf.refs[side] = buf.values[side] + rec[side].nr_runs;
 	}
 	for (i = 0; i < nr && !err; i++)
-		err = join_name(res, rec, names[i], values);
+		err = join_name(res, rec, names[i], &buf);
 	for (side = 0; side < DIFF_SIDES; side++)
-		free(values[side]);
+		free(buf.values[side]);
 	free(names);
 	return err;
 }
@@ -478,12 +570,15 @@ static void decide_verdict(struct diff_result *res)
 	res->nr_changed = res->nr_tested = 0;
 	for (i = 0; i < res->nr_rows; i++) {
 		res->nr_changed += res->rows[i].changed;
-		res->nr_tested += res->rows[i].test != DIFF_TEST_NONE;
+		res->nr_tested += res->rows[i].test != DIFF_TEST_NONE &&
+				  !res->rows[i].unreliable;
 	}
 	if (res->nr_runs[DIFF_BASE] < 2 || res->nr_runs[DIFF_NEW] < 2)
 		res->verdict = DIFF_NOT_ENOUGH_RUNS;
 	else if (res->nr_changed)
 		res->verdict = DIFF_VERDICT_CHANGED;
+	else if (diff_times_unreliable(res))
+		res->verdict = DIFF_UNRELIABLE;
 	else
 		res->verdict = DIFF_NO_CHANGE;
 }
@@ -494,9 +589,13 @@ static int compare_flat(struct diff_result *res,
 {
 	int ret;
 
-	ret = join_values(res, flat);
+	ret = diff_compare_reference(res, flat);
+	if (!ret)
+		ret = join_values(res, flat);
 	if (!ret)
 		ret = diff_decide(res->rows, res->nr_rows, &res->params);
+	if (!ret)
+		ret = diff_compute_share(res, flat);
 	if (!ret)
 		ret = compare_metrics(res, rec);
 	if (!ret)
@@ -569,6 +668,12 @@ void diff_sort_rows(struct diff_row *rows, size_t nr)
 {
 	if (nr)
 		qsort(rows, nr, sizeof(*rows), row_cmp);
+}
+
+bool diff_times_unreliable(const struct diff_result *res)
+{
+	return res->ref.state == DIFF_REF_NOISY ||
+	       res->ref.state == DIFF_REF_MOVED;
 }
 
 bool diff_kernels_differ(const struct diff_result *res)

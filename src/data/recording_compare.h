@@ -5,10 +5,13 @@
  * a row is tested exactly when every run of each side gave one value (a
  * deterministic count), by Welch's t-test otherwise, and the p-values of
  * the tested rows are adjusted by Holm's method.  A row changed when the
- * exact values differ, or when its adjusted p is below alpha and its 95%
- * interval lies beyond the minimum effect.  One run on a side is "not
- * enough runs", never a change.  Pure functions over json-c objects; the
- * view reads the files and renders the result (views/diff_format.c).
+ * exact values differ by at least the minimum effect, or when its adjusted
+ * p is below alpha and its 95% interval lies beyond the minimum effect.
+ * One run on a side is "not enough runs", never a change.  The machine's
+ * own reference, timed around every run, is compared first: times are
+ * tested relative to it as well as measured, and not at all where it is
+ * unreliable.  Pure functions over json-c objects; the view reads the
+ * files and renders the result (views/diff_format.c).
  */
 #ifndef PTSCOPE_RECORDING_COMPARE_H
 #define PTSCOPE_RECORDING_COMPARE_H
@@ -22,6 +25,16 @@
 #define DIFF_ALPHA		0.05	/* family-wise error rate of "changed" */
 #define DIFF_MIN_EFFECT_PCT	2.0	/* the smallest change called one */
 #define DIFF_CONFIDENCE		0.95	/* of the interval shown */
+/*
+ * The machine's reference (data/reference.h): times are compared relative
+ * to it, unless it varied more than this between the runs of a side, or
+ * moved by more than this factor between the sides: then no time is
+ * compared at all.
+ */
+#define DIFF_REF_MAX_CV_PCT	50.0
+#define DIFF_REF_MAX_FACTOR	2.0
+/* the traced work that adds at most this share of a run time is not its cause */
+#define DIFF_SHARE_SMALL	0.25
 #define DIFF_NAME_LEN		REC_NAME_LEN
 #define DIFF_TEXT_LEN		512
 
@@ -48,6 +61,17 @@ enum diff_verdict {
 	DIFF_NO_CHANGE,
 	DIFF_VERDICT_CHANGED,
 	DIFF_NOT_ENOUGH_RUNS,	/* a side has one run */
+	DIFF_UNRELIABLE,	/* no count changed; the times cannot be told */
+};
+
+/* what the machine's reference allows */
+enum diff_ref_state {
+	DIFF_REF_MISSING,	/* a side has none: times as measured */
+	DIFF_REF_OTHER_WORK,	/* the sides timed different work: as measured */
+	DIFF_REF_UNTESTED,	/* one run a side */
+	DIFF_REF_USED,		/* times compared relative to it */
+	DIFF_REF_NOISY,		/* it varied too much: times not compared */
+	DIFF_REF_MOVED,		/* the machine changed too much: not compared */
 };
 
 /* what decides "changed" */
@@ -70,6 +94,45 @@ struct diff_row {
 	enum diff_test test;
 	bool changed;			/* the verdict on this row */
 	bool differs;			/* untested, but the means differ */
+	/*
+	 * A time compared relative to the machine's reference: change_pct,
+	 * the interval and p are of value / reference run by run (rates:
+	 * value * reference); raw_* as measured, and whether that alone
+	 * would have been called a change
+	 */
+	bool normalized;
+	double raw_change_pct, raw_ci_low_pct, raw_ci_high_pct, raw_p;
+	bool raw_changed;		/* as measured: a change */
+	bool rel_changed;		/* relative to the machine: a change */
+	bool unreliable;		/* a time the reference forbids comparing */
+};
+
+/* the machine's reference, base against new */
+struct diff_reference {
+	enum diff_ref_state state;
+	bool present[DIFF_SIDES];
+	struct diff_row row;		/* reference_ns, as measured */
+	double cv_pct[DIFF_SIDES];	/* its spread over the runs of a side */
+	double factor;			/* new mean / base mean */
+};
+
+/* an interval of a difference new - base, in seconds a run */
+struct diff_interval {
+	double diff, low, high;
+};
+
+/*
+ * How much of a changed run time the traced work accounts for: the
+ * mremap time (calls x mean latency) and, where they were timed, the
+ * hugepage faults' time added a run, against the run time added, and
+ * their ratio with its range from the two intervals
+ */
+struct diff_share {
+	bool have;
+	bool faults;		/* the traced time has timed faults in it */
+	struct diff_interval traced, run;
+	double share, share_low, share_high;	/* fractions; NAN: unknown */
+	bool elsewhere;		/* share_high below DIFF_SHARE_SMALL */
 };
 
 /* a metric (or one of its values) that only one recording has */
@@ -93,6 +156,8 @@ struct diff_result {
 	size_t nr_only, cap_only;
 	char (*notes)[DIFF_TEXT_LEN];	/* differences in setup worth knowing */
 	size_t nr_notes, cap_notes;
+	struct diff_reference ref;
+	struct diff_share share;
 };
 
 extern const char *const diff_side_name[DIFF_SIDES];	/* "base", "new" */
@@ -117,12 +182,39 @@ void diff_result_free(struct diff_result *res);
  */
 void diff_test_row(struct diff_row *row, const double *base, size_t nr_base,
 		   const double *new, size_t nr_new);
-/* Holm over the Welch rows, then each row's verdict: 0 or -ENOMEM */
+/*
+ * After diff_test_row(): test @row again on its values relative to each
+ * run's reference (@base_ref, @new_ref: seconds), keeping the measured
+ * test in raw_*.  Durations are divided by the reference, rates (per
+ * second) multiplied; other rows are left alone.  0 or -ENOMEM.
+ */
+int diff_normalize_row(struct diff_row *row, const double *base,
+		       const double *base_ref, size_t nr_base,
+		       const double *new, const double *new_ref,
+		       size_t nr_new);
+/*
+ * Holm over the Welch rows (not those the reference forbids), then each
+ * row's verdict; a time relative to the machine changed only where it
+ * did as measured too, the same way.  0 or -ENOMEM.
+ */
 int diff_decide(struct diff_row *rows, size_t nr,
 		const struct diff_params *params);
+
+/*
+ * For diff_compare (data/recording_reference.c): the references of both
+ * recordings into res->ref, before the rows are joined; the share of a
+ * changed run.seconds in the traced mremap time into res->share, after
+ * the verdict.  0 or -ENOMEM.
+ */
+int diff_compare_reference(struct diff_result *res,
+			   const struct recording flat[DIFF_SIDES]);
+int diff_compute_share(struct diff_result *res,
+		       const struct recording flat[DIFF_SIDES]);
 
 /* changed first (exact, then by adjusted p), then by |change| */
 void diff_sort_rows(struct diff_row *rows, size_t nr);
 bool diff_kernels_differ(const struct diff_result *res);
+/* the machine's reference forbids comparing the times (noisy, moved) */
+bool diff_times_unreliable(const struct diff_result *res);
 
 #endif

@@ -20,6 +20,7 @@ static const char *const verdict_name[] = {
 	[DIFF_NO_CHANGE] = "no significant change",
 	[DIFF_VERDICT_CHANGED] = "changed",
 	[DIFF_NOT_ENOUGH_RUNS] = "not enough runs",
+	[DIFF_UNRELIABLE] = "unreliable",
 };
 static const char *const test_name[] = {
 	[DIFF_TEST_NONE] = "none",
@@ -53,8 +54,7 @@ const char *diff_fmt_change(char *buf, size_t len, const struct diff_row *row)
 /* counts named in the explanation of a changed time */
 #define EXPLAIN_ROWS	6
 
-/* "[+35.0%, +47.1%] p=0.0004", "exact", "untested" */
-static const char *fmt_interval(char *buf, size_t len, const struct diff_row *row)
+const char *diff_fmt_interval(char *buf, size_t len, const struct diff_row *row)
 {
 	if (row->test == DIFF_TEST_EXACT)
 		snprintf(buf, len, "exact");
@@ -86,6 +86,7 @@ static void print_run(FILE *out, const struct rec_header *run, size_t nr_runs,
 static void print_verdict(FILE *out, const struct diff_result *res)
 {
 	const size_t *runs = res->nr_runs;
+	char why[DIFF_TEXT_LEN];
 
 	switch (res->verdict) {
 	case DIFF_VERDICT_CHANGED:
@@ -100,11 +101,17 @@ static void print_verdict(FILE *out, const struct diff_result *res)
 			"new): noise cannot be told from change; record with "
 			"--repeat 5\n", runs[DIFF_BASE], runs[DIFF_NEW]);
 		return;
+	case DIFF_UNRELIABLE:
+		fprintf(out, "ptscope diff: no count changed, and the times cannot "
+			"be compared: %s\n",
+			diff_fmt_unreliable(why, sizeof(why), res));
+		break;
 	}
 	fprintf(out, "  %zu rows tested over %zu and %zu runs: counts the same in "
-		"every run exactly, the rest by Welch's t-test (Holm-adjusted "
-		"p < %g, 95%% interval beyond ±%g%%)\n", res->nr_tested,
-		runs[DIFF_BASE], runs[DIFF_NEW], res->params.alpha,
+		"every run exactly (a change of at least ±%g%%), the rest by "
+		"Welch's t-test (Holm-adjusted p < %g, 95%% interval beyond "
+		"±%g%%)\n", res->nr_tested, runs[DIFF_BASE], runs[DIFF_NEW],
+		res->params.min_effect_pct, res->params.alpha,
 		res->params.min_effect_pct);
 }
 
@@ -125,6 +132,7 @@ static void print_header(FILE *out, const struct diff_result *res,
 	else
 		fprintf(out, "  same kernel: %s\n",
 			fmt_escape(base, sizeof(base), res->run[DIFF_BASE].kernel));
+	diff_print_machine(out, res);
 	for (size_t i = 0; i < res->nr_notes; i++)
 		fprintf(out, "  note: %s\n",
 			fmt_escape(note, sizeof(note), res->notes[i]));
@@ -155,7 +163,7 @@ static void print_row(FILE *out, const struct diff_row *row, int width)
 		fmt_mean_sd(base, sizeof(base), &row->side[DIFF_BASE], row->unit),
 		fmt_mean_sd(new, sizeof(new), &row->side[DIFF_NEW], row->unit),
 		diff_fmt_change(change, sizeof(change), row),
-		fmt_interval(interval, sizeof(interval), row));
+		diff_fmt_interval(interval, sizeof(interval), row));
 }
 
 static void print_table_head(FILE *out, int width)
@@ -163,6 +171,24 @@ static void print_table_head(FILE *out, int width)
 	fprintf(out, "  %-*s %20s %20s %8s  %s\n", width, "metric",
 		"base (mean ± sd)", "new (mean ± sd)", "change",
 		"95% interval, adjusted p");
+}
+
+/* is a row shown (changed, or @all) a time relative to the machine? */
+static bool shown_relative(const struct diff_result *res, bool all)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr_rows; i++)
+		if ((all || res->rows[i].changed) && res->rows[i].normalized)
+			return true;
+	return false;
+}
+
+static void note_relative(FILE *out, const struct diff_result *res, bool all)
+{
+	if (shown_relative(res, all))
+		fprintf(out, "  (a time's change and interval are relative to the "
+			"machine's reference)\n");
 }
 
 /* the changed rows, CHANGED_ROWS of them unless --all; a cut is said */
@@ -186,6 +212,42 @@ static void print_changed(FILE *out, const struct diff_result *res, bool all)
 	if (shown < res->nr_changed)
 		fprintf(out, "  and %zu more (--all shows every row)\n",
 			res->nr_changed - shown);
+	note_relative(out, res, false);
+}
+
+/* an exact count that differs by less than the minimum effect */
+static bool differs_slightly(const struct diff_row *row)
+{
+	return row->test == DIFF_TEST_EXACT && row->differs && !row->changed;
+}
+
+/*
+ * "counts that differ by less than ±2% (not called a change): a 199939
+ * -> 199984 (+0.023%)": real, since exact, but too small to act on
+ */
+static void print_slight(FILE *out, const struct diff_result *res)
+{
+	char base[32], new[32], name[SAFE_NAME_LEN];
+	size_t i, n = 0;
+
+	for (i = 0; i < res->nr_rows; i++) {
+		const struct diff_row *row = &res->rows[i];
+
+		if (!differs_slightly(row) || n++ >= EXPLAIN_ROWS)
+			continue;
+		if (n == 1)
+			fprintf(out, "\ncounts that differ by less than ±%g%% (not "
+				"called a change):\n  ", res->params.min_effect_pct);
+		fprintf(out, "%s%s %s -> %s (%+.2g%%)", n > 1 ? ", " : "",
+			fmt_escape(name, sizeof(name), row->name),
+			fmt_value(base, sizeof(base), row->val[DIFF_BASE], row->unit),
+			fmt_value(new, sizeof(new), row->val[DIFF_NEW], row->unit),
+			row->change_pct);
+	}
+	if (n > EXPLAIN_ROWS)
+		fprintf(out, " and %zu more", n - EXPLAIN_ROWS);
+	if (n)
+		fputc('\n', out);
 }
 
 /* with one run a side: the counts that differ, named but not judged */
@@ -245,7 +307,11 @@ static void print_counts_moved(FILE *out, const struct diff_result *res)
 	}
 	if (total > n)
 		fprintf(out, " and %zu more", total - n);
-	if (!total)
+	if (!total && res->ref.state == DIFF_REF_USED)
+		fprintf(out, "no count of the traced work changed: the same work "
+			"took a different time, more than the machine's own "
+			"speed accounts for (memory, I/O, what else runs)");
+	else if (!total)
 		fprintf(out, "no count of the traced work changed: the same work "
 			"took a different time (load on the machine, CPU "
 			"frequency, virtualization)");
@@ -274,10 +340,12 @@ static void print_explanation(FILE *out, const struct diff_result *res)
 		fprintf(out, "  %s %s %s\n",
 			fmt_escape(name, sizeof(name), row->name),
 			diff_fmt_change(change, sizeof(change), row),
-			fmt_interval(interval, sizeof(interval), row));
+			diff_fmt_interval(interval, sizeof(interval), row));
 	}
-	if (any)
+	if (any) {
 		print_counts_moved(out, res);
+		diff_print_share(out, res);
+	}
 }
 
 static void print_all(FILE *out, const struct diff_result *res)
@@ -293,6 +361,7 @@ static void print_all(FILE *out, const struct diff_result *res)
 	print_table_head(out, width);
 	for (i = 0; i < res->nr_rows; i++)
 		print_row(out, &res->rows[i], width);
+	note_relative(out, res, true);
 }
 
 static void print_only(FILE *out, const struct diff_result *res)
@@ -327,6 +396,8 @@ void diff_print_text(FILE *out, const struct diff_result *res,
 	if (res->verdict == DIFF_NOT_ENOUGH_RUNS)
 		print_differs(out, res);
 	print_changed(out, res, all);
+	print_slight(out, res);
+	diff_print_machine_moved(out, res);
 	print_explanation(out, res);
 	if (all)
 		print_all(out, res);
@@ -345,7 +416,7 @@ void diff_print_text(FILE *out, const struct diff_result *res,
  * Integral values as JSON integers (400, not 400.0), others with ten
  * significant digits; NULL (JSON null) for what is not a number.
  */
-static json_object *json_number(double value)
+json_object *diff_json_number(double value)
 {
 	char text[32];
 
@@ -366,7 +437,7 @@ static json_object *run_json(const struct rec_header *run, size_t nr_runs,
 	json_object_object_add(obj, "kernel", fmt_json_string(run->kernel));
 	json_object_object_add(obj, "machine", fmt_json_string(run->machine));
 	json_object_object_add(obj, "command", fmt_json_string(run->command));
-	json_object_object_add(obj, "seconds", json_number(run->seconds));
+	json_object_object_add(obj, "seconds", diff_json_number(run->seconds));
 	json_object_object_add(obj, "exit_status",
 			       json_object_new_int(run->exit_status));
 	json_object_object_add(obj, "runs", json_object_new_int64((int64_t)nr_runs));
@@ -384,7 +455,7 @@ static json_object *only_json(const struct diff_only *only)
 	json_object_object_add(obj, "only_in",
 			       json_object_new_string(diff_side_name[only->side]));
 	if (only->has_value)
-		json_object_object_add(obj, "value", json_number(only->value));
+		json_object_object_add(obj, "value", diff_json_number(only->value));
 	json_object_object_add(obj, "reason", fmt_json_string(only->reason));
 	return obj;
 }
@@ -401,14 +472,35 @@ static json_object *side_json(const struct stats_summary *s)
 	json_object *obj = json_object_new_object();
 
 	json_object_object_add(obj, "runs", json_object_new_int64((int64_t)s->n));
-	json_object_object_add(obj, "mean", json_number(s->mean));
-	json_object_object_add(obj, "stddev", json_number(s->sd));
-	json_object_object_add(obj, "min", json_number(s->min));
-	json_object_object_add(obj, "max", json_number(s->max));
+	json_object_object_add(obj, "mean", diff_json_number(s->mean));
+	json_object_object_add(obj, "stddev", diff_json_number(s->sd));
+	json_object_object_add(obj, "min", diff_json_number(s->min));
+	json_object_object_add(obj, "max", diff_json_number(s->max));
 	return obj;
 }
 
-static json_object *row_json(const struct diff_row *row)
+static void bool_json(json_object *obj, const char *key, bool value)
+{
+	json_object_object_add(obj, key, json_object_new_boolean(value));
+}
+
+/* PREFIXchange_pct, PREFIXci_low_pct, PREFIXci_high_pct and PREFIXp */
+static void change_json(json_object *obj, const char *prefix, double pct,
+			double low, double high, double p)
+{
+	static const char *const keys[] = { "change_pct", "ci_low_pct",
+					     "ci_high_pct", "p" };
+	const double values[] = { pct, low, high, p };
+	char key[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		snprintf(key, sizeof(key), "%s%s", prefix, keys[i]);
+		json_object_object_add(obj, key, diff_json_number(values[i]));
+	}
+}
+
+json_object *diff_row_json(const struct diff_row *row)
 {
 	json_object *obj = json_object_new_object();
 	bool pct = row->change == DIFF_CHANGED;
@@ -417,23 +509,26 @@ static json_object *row_json(const struct diff_row *row)
 	json_object_object_add(obj, "name", fmt_json_string(row->name));
 	json_object_object_add(obj, "kind",
 			       json_object_new_string(kind_name[row->kind]));
-	json_object_object_add(obj, "base", json_number(row->val[DIFF_BASE]));
-	json_object_object_add(obj, "new", json_number(row->val[DIFF_NEW]));
+	json_object_object_add(obj, "base", diff_json_number(row->val[DIFF_BASE]));
+	json_object_object_add(obj, "new", diff_json_number(row->val[DIFF_NEW]));
 	/* null when base is 0: the change is "new" or "gone", not a number */
-	json_object_object_add(obj, "change_pct",
-			       pct ? json_number(row->change_pct) : NULL);
+	change_json(obj, "", pct ? row->change_pct : NAN, row->ci_low_pct,
+		    row->ci_high_pct, row->p);
 	json_object_object_add(obj, "change", json_object_new_string(
 				       diff_fmt_change(change, sizeof(change), row)));
-	json_object_object_add(obj, "ci_low_pct", json_number(row->ci_low_pct));
-	json_object_object_add(obj, "ci_high_pct", json_number(row->ci_high_pct));
 	json_object_object_add(obj, "test",
 			       json_object_new_string(test_name[row->test]));
-	json_object_object_add(obj, "p", json_number(row->p));
-	json_object_object_add(obj, "p_adjusted", json_number(row->p_adjusted));
-	json_object_object_add(obj, "changed",
-			       json_object_new_boolean(row->changed));
-	json_object_object_add(obj, "differs",
-			       json_object_new_boolean(row->differs));
+	json_object_object_add(obj, "p_adjusted", diff_json_number(row->p_adjusted));
+	bool_json(obj, "changed", row->changed);
+	bool_json(obj, "differs", row->differs);
+	bool_json(obj, "relative_to_machine", row->normalized);
+	if (row->normalized) {
+		change_json(obj, "raw_", row->raw_change_pct, row->raw_ci_low_pct,
+			    row->raw_ci_high_pct, row->raw_p);
+		bool_json(obj, "raw_changed", row->raw_changed);
+		bool_json(obj, "relative_changed", row->rel_changed);
+	}
+	bool_json(obj, "unreliable", row->unreliable);
 	json_object_object_add(obj, "base_runs", side_json(&row->side[DIFF_BASE]));
 	json_object_object_add(obj, "new_runs", side_json(&row->side[DIFF_NEW]));
 	return obj;
@@ -447,10 +542,10 @@ static json_object *params_json(const struct diff_result *res)
 				       "Welch's t-test; exact where every run of "
 				       "each side gave one value"));
 	json_object_object_add(obj, "adjustment", json_object_new_string("holm"));
-	json_object_object_add(obj, "alpha", json_number(res->params.alpha));
+	json_object_object_add(obj, "alpha", diff_json_number(res->params.alpha));
 	json_object_object_add(obj, "min_effect_pct",
-			       json_number(res->params.min_effect_pct));
-	json_object_object_add(obj, "confidence", json_number(DIFF_CONFIDENCE));
+			       diff_json_number(res->params.min_effect_pct));
+	json_object_object_add(obj, "confidence", diff_json_number(DIFF_CONFIDENCE));
 	json_object_object_add(obj, "rows_tested",
 			       json_object_new_int64((int64_t)res->nr_tested));
 	return obj;
@@ -475,13 +570,15 @@ json_object *diff_result_json(const struct diff_result *res,
 	json_object_object_add(root, "kernels_differ",
 			       json_object_new_boolean(diff_kernels_differ(res)));
 	json_object_object_add(root, "method", params_json(res));
+	json_object_object_add(root, "reference", diff_reference_json(res));
+	json_object_object_add(root, "traced_share", diff_share_json(res));
 	for (i = 0; i < res->nr_notes; i++)
 		json_object_array_add(notes, fmt_json_string(res->notes[i]));
 	json_object_object_add(root, "notes", notes);
 	for (i = 0; i < res->nr_rows; i++) {
-		json_object_array_add(rows, row_json(&res->rows[i]));
+		json_object_array_add(rows, diff_row_json(&res->rows[i]));
 		if (res->rows[i].changed)
-			json_object_array_add(changed, row_json(&res->rows[i]));
+			json_object_array_add(changed, diff_row_json(&res->rows[i]));
 	}
 	json_object_object_add(root, "changed", changed);
 	json_object_object_add(root, "rows", rows);

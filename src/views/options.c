@@ -234,7 +234,9 @@ static const struct opt_spec opt_specs[] = {
 	{ .name = "min-effect", .val = OPT_MIN_EFFECT, .arg = "PCT",
 	  .cmds = CMD(PTS_CMD_DIFF),
 	  .refuse = "--min-effect applies to diff only",
-	  .help = "smallest change in percent that counts, 0 to 1000",
+	  .help = "smallest change in percent that counts, 0 to 1000: for "
+		  "a time its whole 95% interval, for an exact count its "
+		  "change",
 	  .dflt = PTS_STR(PTS_DEFAULT_MIN_EFFECT) },
 	{ .name = "alpha", .val = OPT_ALPHA, .arg = "A",
 	  .cmds = CMD(PTS_CMD_DIFF),

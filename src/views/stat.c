@@ -14,6 +14,7 @@
 #include "data/collector.h"
 #include "data/kcounters.h"
 #include "data/procfind.h"
+#include "data/reference.h"
 #include "tracer/tracer.h"
 #include "views/run_cmd.h"
 #include "views/signals.h"
@@ -119,6 +120,8 @@ static int stat_run_cmd(struct pts_tracer *s, const struct pts_options *opts,
 		child_kill(&child);
 		return 1;
 	}
+	/* the machine's speed, outside the run's window */
+	run->reference[0] = reference_seconds();
 	/* ptscope sits in waitpid in between: the window is the command's */
 	kcounters_read(&before);
 	start = mono_seconds();
@@ -130,6 +133,7 @@ static int stat_run_cmd(struct pts_tracer *s, const struct pts_options *opts,
 		pts_stop_requested = 1;
 	kcounters_read(&after);
 	kcounters_delta(&after, &before, &run->kc);
+	run->reference[1] = reference_seconds();
 	return stat_read_run(s, prev, run);
 }
 
@@ -172,12 +176,14 @@ static int stat_run_window(struct pts_tracer *s, const struct pts_options *opts,
 	struct kcounters before, after;
 	double start;
 
+	run->reference[0] = reference_seconds();
 	kcounters_read(&before);
 	start = mono_seconds();
 	sleep_until(opts->duration_s ? start + opts->duration_s : 0, opts->pid);
 	run->seconds = mono_seconds() - start;
 	kcounters_read(&after);
 	kcounters_delta(&after, &before, &run->kc);
+	run->reference[1] = reference_seconds();
 	return stat_read_run(s, prev, run);
 }
 

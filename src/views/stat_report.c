@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ptscope stat's report.  The JSON recording keeps the totals and every
- * run (format version 2); the text report gives the totals and, over
+ * run (format version 2), each with the machine's reference timed around
+ * it (version 3); the text report gives the totals and, over
  * several runs, each value's mean ± stddev and range, read back from the
  * recording as diff reads it, so both name the same values.
  */
@@ -11,6 +12,7 @@
 #include <string.h>
 #include "data/format.h"
 #include "data/recording.h"
+#include "data/reference.h"
 #include "data/stats.h"
 #include "views/kcounters_report.h"
 #include "views/report.h"
@@ -37,6 +39,30 @@ static double total_seconds(const struct stat_state *st)
 	return sum;
 }
 
+/* the reference's two timings around @run, seconds */
+static json_object *reference_run_json(const struct stat_run *run)
+{
+	json_object *obj = json_object_new_object();
+
+	json_object_object_add(obj, "before_s",
+			       json_object_new_double(run->reference[0]));
+	json_object_object_add(obj, "after_s",
+			       json_object_new_double(run->reference[1]));
+	return obj;
+}
+
+/* what the reference is, so that diff compares only the same work */
+static json_object *reference_json(void)
+{
+	json_object *obj = json_object_new_object();
+
+	json_object_object_add(obj, "hash_rounds",
+			       json_object_new_int(REF_HASH_ROUNDS));
+	json_object_object_add(obj, "getppid_calls",
+			       json_object_new_int(REF_SYSCALLS));
+	return obj;
+}
+
 static json_object *run_json(struct pts_tracer *s, const struct stat_run *run)
 {
 	json_object *obj = json_object_new_object();
@@ -47,6 +73,7 @@ static json_object *run_json(struct pts_tracer *s, const struct stat_run *run)
 	json_object_object_add(obj, "counters",
 			       report_snapshot_json(&s->rep, &run->delta));
 	json_object_object_add(obj, "kernel_counters", kcounters_json(&run->kc));
+	json_object_object_add(obj, "reference", reference_run_json(run));
 	return obj;
 }
 
@@ -79,6 +106,7 @@ static json_object *recording_json(struct stat_state *st,
 			       json_object_new_int(REC_FORMAT_VERSION));
 	json_object_object_add(root, "run", summary_json(st, opts));
 	json_object_object_add(root, "system", report_system_json(&st->s.rep));
+	json_object_object_add(root, "reference", reference_json());
 	json_object_object_add(root, "metrics", report_metrics_json(&st->s.rep));
 	json_object_object_add(root, "counters",
 			       report_snapshot_json(&st->s.rep, &st->totals));
@@ -128,6 +156,21 @@ static void summary_line(FILE *out, const struct rec_value *v,
 			fmt_value(high, sizeof(high), s.max, v->unit));
 }
 
+/* the machine's reference around each run, as diff compares it first */
+static void reference_line(FILE *out, const struct recording *rec,
+			   double *values)
+{
+	const struct rec_value v = {
+		.name = "reference_ns (the machine's own speed)",
+		.unit = REC_UNIT_NS,
+	};
+	size_t r;
+
+	for (r = 0; r < rec->nr_runs; r++)
+		values[r] = rec->runs[r].reference * 1e9;
+	summary_line(out, &v, values, rec->nr_runs);
+}
+
 /*
  * perf stat -r's summary: per value of the recording, as diff will read
  * it, the mean ± stddev (as % of the mean) and the range over the runs
@@ -165,6 +208,7 @@ static int runs_text(FILE *out, json_object *root, size_t nr_runs,
 		}
 		summary_line(out, v, values, n);
 	}
+	reference_line(out, &rec, values);
 out:
 	recording_free(&rec);
 	free(values);

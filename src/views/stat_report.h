@@ -15,6 +15,8 @@ struct stat_run {
 	struct kcounters kc;		/* the kernel's, over the run */
 	double seconds;
 	int exit_status;		/* 0 for a window */
+	/* data/reference.h: the machine's fixed work, timed before and after */
+	double reference[2];
 };
 
 struct stat_state {

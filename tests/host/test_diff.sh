@@ -1,7 +1,9 @@
 #!/bin/bash
 # ptscope stat --repeat and ptscope diff over real recordings:
 # - a recording keeps every run, and each run's counts are the workload's;
-# - the same command recorded twice is "no significant change";
+# - the same command recorded twice is "no significant change" (or, where
+#   the machine's own reference says the times cannot be compared on this
+#   busy box, "unreliable": never "changed");
 # - two workloads whose mremaps really differ in latency are "changed",
 #   with the latency named and the counts that moved with it;
 # - one run a side is "not enough runs", never a change;
@@ -76,7 +78,7 @@ pmd=("$BENCH" mremap --size 16M --align pmd --thp never)
 
 # ---- the recording: every run, each the workload's own ----
 if stat_rep "$TMP/rep3.json" 3 "${pmd[@]}" --count 3; then
-	check_eq "--repeat 3: format version, runs, repeat" "2 3 3" \
+	check_eq "--repeat 3: format version, runs, repeat" "3 3 3" \
 		"$(json "$TMP/rep3.json" "'%d %d %d' % (d['ptscope_version'], len(d['runs']), d['run']['repeat'])")"
 	check_eq "--repeat 3: 3 PMD moves in every run" "3 3 3" \
 		"$(json "$TMP/rep3.json" "' '.join(str(r['counters']['mremap']['classes']['pmd']['calls']) for r in d['runs'])")"
@@ -84,6 +86,8 @@ if stat_rep "$TMP/rep3.json" 3 "${pmd[@]}" --count 3; then
 		"$(json "$TMP/rep3.json" "d['counters']['mremap']['classes']['pmd']['calls']")"
 	check_eq "--repeat 3: each run one process, with its wall time" True \
 		"$(json "$TMP/rep3.json" "all(len(r['counters']['processes']) == 1 and 0 < r['seconds'] < d['run']['seconds'] for r in d['runs'])")"
+	check_eq "--repeat 3: each run with the machine's reference timed before and after it" True \
+		"$(json "$TMP/rep3.json" "all(0 < r['reference']['before_s'] < 1 and 0 < r['reference']['after_s'] < 1 for r in d['runs']) and d['reference']['hash_rounds'] > 0")"
 else
 	not_ok "ptscope stat --repeat 3 on the 16M pmd workload"
 fi
@@ -98,10 +102,12 @@ check_eq "stat --repeat 3 text: PMD moves 2 in every run" 1 \
 	"$(grep -cE '^  mremap\.pmd\.calls +2  \(every run\)$' "$TMP/text.err")"
 check_eq "stat --repeat 3 text: latency mean ± spread, min – max" 1 \
 	"$(grep -cE '^  mremap\.pmd\.latency_mean_ns +[0-9.]+ [mun]?s ± [0-9.]+%  \(.* – .*\)$' "$TMP/text.err")"
+check_eq "stat --repeat 3 text: the machine's reference over the runs" 1 \
+	"$(grep -cE "^  reference_ns \(the machine's own speed\) +[0-9.]+ [mun]?s( ± [0-9.]+%)?  \(" "$TMP/text.err")"
 
 # --json without -o: stderr too; -o NAME.json without --json: JSON
 "$PTSCOPE" stat --json -- "${pmd[@]}" --count 1 >"$TMP/j.out" 2>"$TMP/j.err"
-check_eq "stat --json: JSON on stderr, not in the command's stdout" "2 0" \
+check_eq "stat --json: JSON on stderr, not in the command's stdout" "3 0" \
 	"$(python3 -c 'import json, sys; t = open(sys.argv[1]).read(); print(json.loads(t[t.index("{"):])["ptscope_version"])' "$TMP/j.err") $(grep -c ptscope_version "$TMP/j.out")"
 "$PTSCOPE" stat -o "$TMP/implied.json" -- "${pmd[@]}" --count 1 >/dev/null 2>&1
 check_eq "stat -o NAME.json: JSON without --json" 1 \
@@ -139,14 +145,16 @@ fi
 if [ -s "$TMP/same_0.json" ] &&
    diff_ok "same command twice" "$TMP/same.json" --json "$TMP/same_0.json" "$TMP/same_1.json" &&
    diff_ok "same command twice, text" "$TMP/same.txt" "$TMP/same_0.json" "$TMP/same_1.json"; then
-	check_eq "same command twice (5 runs each, interleaved): verdict" \
-		"no significant change" "$(json "$TMP/same.json" "d['verdict']")"
+	check_eq "same command twice (5 runs each, interleaved): verdict, nothing changed" \
+		"True []" "$(json "$TMP/same.json" "'%s %s' % (d['verdict'] in ('no significant change', 'unreliable'), [r['name'] for r in d['changed']])")"
 	check_eq "same command twice: the latency was tested by Welch's t-test" "welch False" \
 		"$(row "$TMP/same.json" mremap.pte.latency_mean_ns test changed)"
+	check_eq "same command twice: the machine's reference compared, on the machine: line" \
+		"True 1" "$(json "$TMP/same.json" "d['reference']['base_present'] and d['reference']['new_present']") $(grep -c '^  machine: reference ' "$TMP/same.txt")"
 	check_eq "same command twice: 40 calls in every run, exact" "40 40 exact False" \
 		"$(row "$TMP/same.json" mremap.pte.calls base new test changed)"
-	check_eq "same command twice: text leads with the verdict" \
-		"ptscope diff: no significant change" "$(head -n1 "$TMP/same.txt")"
+	check_eq "same command twice: text leads with the verdict" 1 \
+		"$(head -n1 "$TMP/same.txt" | grep -cE '^ptscope diff: (no significant change|no count changed, and the times cannot be compared: .+)$')"
 	check_eq "same command twice: --fail-on-change exits 0" 0 \
 		"$(fail_on_change_rc "$TMP/same_0.json" "$TMP/same_1.json")"
 	echo "# $(sed -n 2p "$TMP/same.txt")"
@@ -166,13 +174,17 @@ if stat_rep "$TMP/seq_a.json" 5 "${move[@]}" --count 40 &&
 		"$(json "$TMP/seq.json" "[r['name'] for r in d['rows'] if r['kind'] == 'count' and (r['test'] != 'exact' or r['changed'])]")"
 	check_eq "one after the other: what changed, if anything, is a time" "[]" \
 		"$(json "$TMP/seq.json" "[r['name'] for r in d['changed'] if r['kind'] != 'time']")"
-	if [ "$(json "$TMP/seq.json" "d['verdict']")" = changed ]; then
+	case $(json "$TMP/seq.json" "d['verdict']") in
+	changed)
 		check_eq "one after the other: a drifted time is explained as such" 1 \
-			"$(grep -c '^  with them: no count of the traced work changed: the same work took a different time' "$TMP/seq.txt")"
-	else
+			"$(grep -c '^  with them: no count of the traced work changed: the same work took a different time' "$TMP/seq.txt")" ;;
+	unreliable)
+		check_eq "one after the other: times not compared, each said, none changed" "True True" \
+			"$(json "$TMP/seq.json" "d['reference']['state'].startswith('unreliable'), not d['changed']") $(grep -q '^times not compared' "$TMP/seq.txt" && echo True)" ;;
+	*)
 		check_eq "one after the other: verdict" "no significant change" \
-			"$(json "$TMP/seq.json" "d['verdict']")"
-	fi
+			"$(json "$TMP/seq.json" "d['verdict']")" ;;
+	esac
 	echo "# one after the other: $(head -n1 "$TMP/seq.txt")"
 else
 	not_ok "same command, one after the other: no recordings"
@@ -189,9 +201,21 @@ if stat_rep "$TMP/small.json" 8 "${move[@]/4M/64K}" --count 40 &&
    diff_ok "64K vs 64M moves" "$TMP/ch.json" --json "$TMP/small.json" "$TMP/big.json" &&
    diff_ok "64K vs 64M moves, text" "$TMP/ch.txt" "$TMP/small.json" "$TMP/big.json"; then
 	check_eq "64K vs 64M moves: verdict" changed "$(json "$TMP/ch.json" "d['verdict']")"
-	check_eq "64K vs 64M moves: the latency is a change, by Welch's t-test" \
-		"welch True True" \
-		"$(json "$TMP/ch.json" "' '.join(str(x) for r in d['changed'] if r['name'] == 'mremap.pte.latency_mean_ns' for x in (r['test'], r['ci_low_pct'] > 2, r['p_adjusted'] < 0.05))")"
+	# a busy box can make the machine's reference unreliable: then no
+	# time is a change, and the latency is listed as not compared
+	if [ "$(json "$TMP/ch.json" "d['reference']['state'].startswith('unreliable')")" = True ]; then
+		check_eq "64K vs 64M moves: reference unreliable ($(json "$TMP/ch.json" "d['reference']['unreliable']")): the latency not compared, listed" \
+			"True False 1" \
+			"$(row "$TMP/ch.json" mremap.pte.latency_mean_ns unreliable changed) $(sed -n '/^times not compared/,/^$/p' "$TMP/ch.txt" | grep -c '^  mremap\.pte\.latency_mean_ns +')"
+	else
+		check_eq "64K vs 64M moves: the latency is a change, by Welch's t-test, as measured and relative to the machine" \
+			"welch True True True True" \
+			"$(json "$TMP/ch.json" "' '.join(str(x) for r in d['changed'] if r['name'] == 'mremap.pte.latency_mean_ns' for x in (r['test'], r['ci_low_pct'] > 2, r['p_adjusted'] < 0.05, r['raw_changed'], r['relative_changed']))")"
+		check_eq "64K vs 64M moves: the latency among the times that changed" 1 \
+			"$(sed -n '/^why:/,$p' "$TMP/ch.txt" | grep -cE '^  mremap\.pte\.latency_mean_ns \+[0-9.]+% \[\+[0-9.]+%, \+[0-9.]+%\] p=')"
+		check_eq "64K vs 64M moves: explained by the bytes per call, named first" 1 \
+			"$(grep -cE '^  with them: mremap\.pte\.bytes_per_call 64.0 KiB -> 64.0 MiB, ' "$TMP/ch.txt")"
+	fi
 	check_eq "64K vs 64M moves: bytes per call 64 KiB -> 64 MiB, exact" \
 		"65536 67108864 exact True" \
 		"$(row "$TMP/ch.json" mremap.pte.bytes_per_call base new test changed)"
@@ -200,10 +224,6 @@ if stat_rep "$TMP/small.json" 8 "${move[@]/4M/64K}" --count 40 &&
 	check_eq "64K vs 64M moves: text leads with the count of changes" \
 		"ptscope diff: $(json "$TMP/ch.json" "len(d['changed'])") metrics changed" \
 		"$(head -n1 "$TMP/ch.txt")"
-	check_eq "64K vs 64M moves: the latency among the times that changed" 1 \
-		"$(sed -n '/^why:/,$p' "$TMP/ch.txt" | grep -cE '^  mremap\.pte\.latency_mean_ns \+[0-9.]+% \[\+[0-9.]+%, \+[0-9.]+%\] p=')"
-	check_eq "64K vs 64M moves: explained by the bytes per call, named first" 1 \
-		"$(grep -cE '^  with them: mremap\.pte\.bytes_per_call 64.0 KiB -> 64.0 MiB, ' "$TMP/ch.txt")"
 	check_eq "64K vs 64M moves: --fail-on-change exits 1" 1 \
 		"$(fail_on_change_rc "$TMP/small.json" "$TMP/big.json")"
 	diff_ok "64K vs 64M moves, --all" "$TMP/all.txt" --all "$TMP/small.json" "$TMP/big.json" &&
@@ -308,7 +328,7 @@ echo 'not json' >"$TMP/text.json"
 : >"$TMP/empty.json"
 head -c 200 "$new" >"$TMP/cut.json"
 "$PTSCOPE" probe --json >"$TMP/probe.json" 2>/dev/null
-edit "$new" "$TMP/v3.json" "d['ptscope_version'] = 3"
+edit "$new" "$TMP/v4.json" "d['ptscope_version'] = 4"
 edit "$new" "$TMP/noruns.json" "del d['runs']"
 edit "$new" "$TMP/noversion.json" "del d['ptscope_version']"
 edit "$new" "$TMP/pages.json" "d['system']['page_size'] = 65536"
@@ -330,8 +350,8 @@ expect_bad "probe output" "$TMP/probe.json has no ptscope_version" \
 	"$TMP/probe.json" "$new"
 expect_bad "no ptscope_version" "$TMP/noversion.json has no ptscope_version" \
 	"$base" "$TMP/noversion.json"
-expect_bad "a newer format" "$TMP/v3.json is ptscope_version 3; this ptscope reads versions 1 to 2" \
-	"$base" "$TMP/v3.json"
+expect_bad "a newer format" "$TMP/v4.json is ptscope_version 4; this ptscope reads versions 1 to 3" \
+	"$base" "$TMP/v4.json"
 expect_bad "version 2 without runs" "$TMP/noruns.json is not a 'ptscope stat --json' recording: no runs array" \
 	"$base" "$TMP/noruns.json"
 expect_bad "other page size" "has 4096-byte pages, $TMP/pages.json has 65536-byte pages" \

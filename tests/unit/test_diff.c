@@ -713,9 +713,9 @@ static void test_incompatible(void **state)
 	put_num(bad, "ptscope_version", 2);
 	assert_incompatible(good, bad, "new.json is not a 'ptscope stat --json' "
 			    "recording: no runs array");
-	put_num(bad, "ptscope_version", 3);
-	assert_incompatible(bad, good, "base.json is ptscope_version 3; this "
-			    "ptscope reads versions 1 to 2");
+	put_num(bad, "ptscope_version", 4);
+	assert_incompatible(bad, good, "base.json is ptscope_version 4; this "
+			    "ptscope reads versions 1 to 3");
 	put_num(bad, "ptscope_version", 1);
 
 	put_num(bad, "system/page_size", 65536);
@@ -826,8 +826,11 @@ static void test_slim_recording(void **state)
 		json_object_array_add(procs, p);
 	}
 	put(new, "counters/processes", procs);
+	put(base, "counters/processes", json_object_new_array());
+	json_object_array_add(json_object_object_get(json_object_object_get(
+		base, "counters"), "processes"), json_object_new_object());
 	recording_slim(new);
-	recording_slim(base);	/* an empty array stays empty */
+	recording_slim(base);
 	assert_true(json_object_object_get_ex(json_object_object_get(new, "counters"),
 					      "processes", &slim));
 	assert_int_equal(json_object_array_length(slim), 3);
@@ -839,7 +842,7 @@ static void test_slim_recording(void **state)
 		if (!strcmp(res.rows[i].name, "run.processes"))
 			break;
 	assert_true(i < res.nr_rows);
-	assert_true(res.rows[i].val[DIFF_BASE] == 0);
+	assert_true(res.rows[i].val[DIFF_BASE] == 1);
 	assert_true(res.rows[i].val[DIFF_NEW] == 3);
 	diff_result_free(&res);
 	json_object_put(base);
@@ -1092,6 +1095,460 @@ static void test_bad_runs(void **state)
 	json_object_put(bad);
 }
 
+/*
+ * The same single process on both sides, but base traced no event: its
+ * processes were not counted.  run.processes is no "0 -> 1 new" row (a
+ * change, with --fail-on-change exit 1), but one "only in new" line
+ * saying why; the events themselves still appear.
+ */
+static void test_processes_untraced(void **state)
+{
+	json_object *base = recording("6.1.0", 1.0);
+	json_object *new = recording("6.1.0", 1.0);
+	json_object *procs = json_object_new_array();
+	struct diff_result res;
+	const struct diff_only *only;
+
+	json_object_array_add(procs, json_object_new_object());
+	put(new, "counters/processes", procs);
+	set_class(new, "pte", 5, 5 * 4096, 5000);
+	set_mremap_total(new, 5, 5000);
+	with_runs(base, 3, steady);
+	with_runs(new, 3, steady);
+	compare_ok(base, new, &res);
+	assert_null(find_row(&res, "run.processes"));
+	only = find_only(&res, "run.processes");
+	assert_non_null(only);
+	assert_int_equal(only->side, DIFF_NEW);
+	assert_float_equal(only->value, 1, 0);
+	assert_string_equal(only->reason, "base traced no events: its processes "
+			    "were not counted, not 0");
+	assert_int_equal(row(&res, "mremap.pte.calls")->change, DIFF_APPEARED);
+	assert_true(row(&res, "mremap.pte.calls")->changed);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/* a diff's text report, into @buf */
+static void report_text(const struct diff_result *res, char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+
+	assert_non_null(f);
+	diff_print_text(f, res, labels, false);
+	fclose(f);
+}
+
+/* 5 runs of @calls PTE-class mremaps each */
+static json_object *calls_runs(double calls)
+{
+	json_object *rec = recording("6.1.0", 5.0);
+
+	set_class(rec, "pte", calls, calls * 4096, 0);
+	set_mremap_total(rec, calls, 0);
+	with_runs(rec, 5, steady);
+	return rec;
+}
+
+/*
+ * mremap.calls 199,939 -> 199,984 in every run (+0.023%): exact, and it
+ * differs, but no change at the default minimum effect nor at 50%, so
+ * --fail-on-change would exit 0; the text names it apart.  At 0 it is a
+ * change.
+ */
+static void test_exact_below_min_effect(void **state)
+{
+	json_object *base = calls_runs(199939), *new = calls_runs(199984);
+	struct diff_params p = params;
+	struct diff_result res;
+	const struct diff_row *r;
+	char err[512], text[8192];
+
+	compare_ok(base, new, &res);
+	r = row(&res, "mremap.calls");
+	assert_int_equal(r->test, DIFF_TEST_EXACT);
+	assert_true(r->differs);
+	assert_false(r->changed);
+	assert_int_equal(res.nr_changed, 0);
+	assert_int_equal(res.verdict, DIFF_NO_CHANGE);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "\ncounts that differ by less than ±2% (not called a "
+		      "change):\n  ");
+	assert_substr(text, "  mremap.calls 199939 -> 199984 (+0.023%), ");
+	diff_result_free(&res);
+	p.min_effect_pct = 50;
+	assert_int_equal(diff_compare(base, new, labels, &p, &res, err,
+				      sizeof(err)), 0);
+	assert_int_equal(res.verdict, DIFF_NO_CHANGE);
+	diff_result_free(&res);
+	p.min_effect_pct = 0;
+	assert_int_equal(diff_compare(base, new, labels, &p, &res, err,
+				      sizeof(err)), 0);
+	assert_int_equal(res.verdict, DIFF_VERDICT_CHANGED);
+	assert_true(row(&res, "mremap.calls")->changed);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/* ---- the machine's reference (format version 3) ---- */
+
+/*
+ * @rec's 5 runs made version 3: run i took @seconds[i] and the reference
+ * around it @ref_ms[i] (before and after alike)
+ */
+static void with_machine(json_object *rec, const double *seconds,
+			 const double *ref_ms)
+{
+	json_object *runs = json_object_object_get(rec, "runs"), *run;
+	size_t i;
+
+	put_num(rec, "ptscope_version", 3);
+	put_num(rec, "reference/hash_rounds", 3600000);
+	put_num(rec, "reference/getppid_calls", 4000);
+	for (i = 0; i < json_object_array_length(runs); i++) {
+		run = json_object_array_get_idx(runs, i);
+		put(run, "seconds", json_object_new_double(seconds[i]));
+		put(run, "reference/before_s", json_object_new_double(ref_ms[i] / 1e3));
+		put(run, "reference/after_s", json_object_new_double(ref_ms[i] / 1e3));
+	}
+}
+
+/* @v times @factor, 5 of them */
+static const double *scaled(double *out, const double *v, double factor)
+{
+	size_t i;
+
+	for (i = 0; i < 5; i++)
+		out[i] = v[i] * factor;
+	return out;
+}
+
+static const double run_s[] = { 1.00, 1.03, 0.98, 1.01, 0.99 };
+static const double ref_ms[] = { 10.0, 10.2, 9.9, 10.1, 9.8 };
+static const double ref_ms2[] = { 10.1, 9.8, 10.0, 10.2, 9.9 };
+
+/* a 5-run recording: latency sums @lat, run times @secs, references @ref */
+static json_object *machine_runs(const double *lat, const double *secs,
+				 const double *ref)
+{
+	json_object *rec = pte_runs(lat);
+
+	with_machine(rec, secs, ref);
+	return rec;
+}
+
+
+/* diff --json of test_machine_slower: the reference and a relative time */
+static void assert_machine_json(const struct diff_result *res)
+{
+	json_object *out = diff_result_json(res, labels), *ref, *rows, *r;
+	size_t i;
+
+	ref = json_field(out, "reference");
+	assert_string_equal(json_object_get_string(json_field(ref, "state")),
+			    "used");
+	assert_true(json_object_get_boolean(json_field(ref, "times_relative")));
+	assert_float_equal(json_object_get_double(json_field(ref, "factor")),
+			   res->ref.factor, 1e-9);
+	rows = json_field(out, "rows");
+	for (i = 0; i < json_object_array_length(rows); i++) {
+		r = json_object_array_get_idx(rows, i);
+		if (strcmp(json_object_get_string(json_field(r, "name")),
+			   "run.seconds"))
+			continue;
+		assert_true(json_object_get_boolean(json_field(r,
+						    "relative_to_machine")));
+		assert_true(json_object_get_boolean(json_field(r, "raw_changed")));
+		assert_false(json_object_get_boolean(json_field(r,
+						     "relative_changed")));
+		assert_false(json_object_get_boolean(json_field(r, "changed")));
+		assert_true(json_object_get_double(json_field(r,
+						   "raw_change_pct")) > 40);
+		break;
+	}
+	assert_true(i < json_object_array_length(rows));
+	json_object_put(out);
+}
+
+/*
+ * The same work on a machine 1.5x slower in new: every time 1.5x, and
+ * the reference with it.  As measured the times changed; relative to the
+ * machine they did not: no change, and the text says why.
+ */
+static void test_machine_slower(void **state)
+{
+	double lat[5], secs[5], ref[5];
+	json_object *base = machine_runs(steady, run_s, ref_ms);
+	json_object *new = machine_runs(scaled(lat, steady2, 1.5),
+					scaled(secs, run_s, 1.5),
+					scaled(ref, ref_ms2, 1.5));
+	struct diff_result res;
+	const struct diff_row *r;
+	char text[8192];
+
+	compare_ok(base, new, &res);
+	assert_int_equal(res.ref.state, DIFF_REF_USED);
+	assert_true(res.ref.row.changed);
+	assert_float_equal(res.ref.factor, 1.5, 0.01);
+	assert_int_equal(res.verdict, DIFF_NO_CHANGE);
+	r = row(&res, "mremap.pte.latency_mean_ns");
+	assert_true(r->normalized);
+	assert_true(r->raw_changed);
+	assert_false(r->rel_changed);
+	assert_false(r->changed);
+	assert_float_equal(r->raw_change_pct, 50, 5);
+	assert_true(fabs(r->change_pct) < 5);
+	r = row(&res, "run.seconds");
+	assert_true(r->raw_changed && !r->changed);
+	r = row(&res, "mremap.calls_per_sec");
+	assert_true(r->raw_changed && !r->changed);
+	assert_true(r->raw_change_pct < -30 && fabs(r->change_pct) < 5);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "ptscope diff: no significant change\n");
+	assert_substr(text, "the machine was slower in new\n");
+	assert_substr(text, "times that changed as measured or relative to the "
+		      "machine, not both (not a change of the workload):\n");
+	assert_substr(text, "  mremap.pte.latency_mean_ns +5");
+	assert_substr(text, "it moved with the machine\n");
+	assert_machine_json(&res);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/* the work really 1.5x slower on the same machine: changed */
+static void test_machine_same_work_slower(void **state)
+{
+	double lat[5], secs[5];
+	json_object *base = machine_runs(steady, run_s, ref_ms);
+	json_object *new = machine_runs(scaled(lat, steady2, 1.5),
+					scaled(secs, run_s, 1.5), ref_ms2);
+	struct diff_result res;
+	const struct diff_row *r;
+	char text[8192];
+
+	compare_ok(base, new, &res);
+	assert_int_equal(res.ref.state, DIFF_REF_USED);
+	assert_false(res.ref.row.changed);
+	assert_int_equal(res.verdict, DIFF_VERDICT_CHANGED);
+	r = row(&res, "mremap.pte.latency_mean_ns");
+	assert_true(r->normalized && r->raw_changed && r->rel_changed);
+	assert_true(r->changed);
+	assert_float_equal(r->change_pct, 50, 5);
+	assert_true(row(&res, "run.seconds")->changed);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "  with them: no count of the traced work changed: the "
+		      "same work took a different time, more than the "
+		      "machine's own speed accounts for");
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/*
+ * A machine 3x slower (beyond 2x), or a reference that spreads over
+ * half its mean: the times are not compared, the counts still are
+ */
+static void test_machine_unreliable(void **state)
+{
+	static const double noisy[] = { 10, 30, 9, 25, 11 };
+	double lat[5], secs[5], ref[5];
+	json_object *base = machine_runs(steady, run_s, ref_ms);
+	json_object *moved = machine_runs(scaled(lat, steady2, 3),
+					  scaled(secs, run_s, 3),
+					  scaled(ref, ref_ms2, 3));
+	json_object *spread = machine_runs(steady2, run_s, noisy);
+	struct diff_result res;
+	const struct diff_row *r;
+	char text[8192];
+
+	compare_ok(base, moved, &res);
+	assert_int_equal(res.ref.state, DIFF_REF_MOVED);
+	assert_int_equal(res.verdict, DIFF_UNRELIABLE);
+	r = row(&res, "mremap.pte.latency_mean_ns");
+	assert_true(r->unreliable && r->differs && !r->changed);
+	assert_int_equal(row(&res, "mremap.pte.calls")->test, DIFF_TEST_EXACT);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "ptscope diff: no count changed, and the times cannot "
+		      "be compared: the machine itself was 3.00x slower in new");
+	assert_substr(text, "times not compared (the machine's reference is "
+		      "unreliable), as measured:\n");
+	diff_result_free(&res);
+
+	compare_ok(base, spread, &res);
+	assert_int_equal(res.ref.state, DIFF_REF_NOISY);
+	assert_int_equal(res.verdict, DIFF_UNRELIABLE);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "the machine's own speed varied by 57% between the "
+		      "runs of new (more than 50%)");
+	diff_result_free(&res);
+
+	/* a count that moved is still a change */
+	set_class(spread, "in_place", 3, 3 * 4096, 0);
+	set_mremap_total(spread, 13, 0);
+	with_runs(spread, 5, steady2);
+	with_machine(spread, run_s, noisy);
+	compare_ok(base, spread, &res);
+	assert_int_equal(res.verdict, DIFF_VERDICT_CHANGED);
+	assert_true(row(&res, "mremap.in_place.calls")->changed);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(moved);
+	json_object_put(spread);
+}
+
+/* version 2 against 3: the reference is missing, times as measured */
+static void test_machine_missing(void **state)
+{
+	json_object *base = pte_runs(steady);
+	json_object *new = machine_runs(steady2, run_s, ref_ms);
+	struct diff_result res;
+	char text[8192];
+	json_object *out, *ref;
+
+	compare_ok(base, new, &res);
+	assert_int_equal(res.ref.state, DIFF_REF_MISSING);
+	assert_false(res.ref.present[DIFF_BASE]);
+	assert_true(res.ref.present[DIFF_NEW]);
+	assert_false(row(&res, "mremap.pte.latency_mean_ns")->normalized);
+	assert_int_equal(res.verdict, DIFF_NO_CHANGE);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "  machine: no reference in base (recorded by an "
+		      "older ptscope): times are compared as measured");
+	out = diff_result_json(&res, labels);
+	ref = json_object_object_get(out, "reference");
+	assert_string_equal(json_object_get_string(json_object_object_get(ref,
+			    "state")), "missing");
+	assert_false(json_object_get_boolean(json_object_object_get(ref,
+			    "base_present")));
+	json_object_put(out);
+	diff_result_free(&res);
+	/* another ptscope's reference work: not compared either */
+	with_runs(base, 5, steady);
+	with_machine(base, run_s, ref_ms);
+	put_num(base, "reference/hash_rounds", 1000);
+	compare_ok(base, new, &res);
+	assert_int_equal(res.ref.state, DIFF_REF_OTHER_WORK);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/*
+ * Run time +164% while the mean mremap latency rose 9.6%: the mremaps
+ * added under a microsecond a run to 1.6 s.  why: says what share that
+ * is, and that the cause lies elsewhere.
+ */
+static void test_share_small(void **state)
+{
+	double lat[5], secs[5];
+	json_object *base = machine_runs(steady, run_s, ref_ms);
+	json_object *new = machine_runs(scaled(lat, steady2, 1.096),
+					scaled(secs, run_s, 2.64), ref_ms2);
+	struct diff_result res;
+	char text[8192];
+
+	compare_ok(base, new, &res);
+	assert_true(row(&res, "run.seconds")->changed);
+	assert_true(res.share.have);
+	assert_float_equal(res.share.run.diff, 1.64 * 1.002, 0.001);
+	assert_true(res.share.run.low > 1 && res.share.run.high < 2.5);
+	/* 10 calls x (1096 - 1000 ns), with the two latency samples' noise */
+	assert_float_equal(res.share.traced.diff, 10 * 96e-9, 0.2e-6);
+	assert_true(res.share.share_high < 1e-5);
+	assert_true(res.share.elsewhere);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "  traced work: mremap time (calls x mean latency) +");
+	assert_substr(text, " of the run time's +1.6");
+	assert_substr(text, "the traced mremaps account for at most 0% of the run "
+		      "time added: the cause lies elsewhere\n");
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/*
+ * 5 runs of 10 PTE moves (latency sums @lat) and of hugepage faults
+ * traced from their functions, 1.0e9 * @fault_s ns of them a run
+ */
+static json_object *fault_runs(const double *lat, double fault_s,
+			       const double *secs, const double *ref)
+{
+	json_object *rec = recording("6.1.0", 5.0);
+	json_object *orders = json_object_new_array();
+
+	set_class(rec, "pte", 10, 10 * 4096, 0);
+	set_mremap_total(rec, 10, 0);
+	json_object_array_add(orders, fault_order_funcs(9, 100, 0, 0,
+							fault_s * 1e9));
+	with_faults(rec, true, orders);
+	with_runs(rec, 5, lat);
+	with_machine(rec, secs, ref);
+	return rec;
+}
+
+/* the run time added is the fault time added: the faults are in the share */
+static void test_share_faults(void **state)
+{
+	double secs[5];
+	json_object *base = fault_runs(steady, 0.2, run_s, ref_ms);
+	json_object *new = fault_runs(steady2, 1.2, scaled(secs, run_s, 2),
+				      ref_ms2);
+	struct diff_result res;
+	char text[8192];
+
+	compare_ok(base, new, &res);
+	assert_true(row(&res, "run.seconds")->changed);
+	assert_true(res.share.have);
+	assert_true(res.share.faults);
+	assert_float_equal(res.share.traced.diff, 1.0, 1e-6);
+	assert_float_equal(res.share.share, 1.0, 0.05);
+	assert_false(res.share.elsewhere);
+	report_text(&res, text, sizeof(text));
+	assert_substr(text, "  traced work: mremap time (calls x mean latency) "
+		      "with hugepage fault time +1.00 s a run ");
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
+/* the run time added is the mremap time added: its share is about all */
+static void test_share_large(void **state)
+{
+	double bl[5], nl[5], secs[5];
+	json_object *base = machine_runs(scaled(bl, steady, 5e4), run_s, ref_ms);
+	json_object *new = machine_runs(scaled(nl, steady2, 1.5e5),
+					scaled(secs, run_s, 2), ref_ms2);
+	struct diff_result res;
+	json_object *out, *share;
+
+	compare_ok(base, new, &res);
+	assert_true(res.share.have);
+	assert_float_equal(res.share.traced.diff, 1.0, 0.02);
+	assert_float_equal(res.share.run.diff, 1.0, 0.02);
+	assert_float_equal(res.share.share, 1.0, 0.05);
+	assert_true(res.share.share_low < res.share.share &&
+		    res.share.share < res.share.share_high);
+	assert_false(res.share.elsewhere);
+	out = diff_result_json(&res, labels);
+	share = json_object_object_get(out, "traced_share");
+	assert_non_null(share);
+	assert_float_equal(json_object_get_double(json_object_object_get(share,
+			   "share")), res.share.share, 1e-9);
+	assert_false(json_object_get_boolean(json_object_object_get(share,
+			    "cause_elsewhere")));
+	json_object_put(out);
+	diff_result_free(&res);
+	/* no run time changed: no share */
+	compare_ok(base, base, &res);
+	assert_false(res.share.have);
+	diff_result_free(&res);
+	json_object_put(base);
+	json_object_put(new);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1110,12 +1567,21 @@ int main(void)
 		cmocka_unit_test(test_invalid_counters),
 		cmocka_unit_test(test_largest_counter_valid),
 		cmocka_unit_test(test_slim_recording),
+		cmocka_unit_test(test_processes_untraced),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_repeat_no_change),
 		cmocka_unit_test(test_repeat_changed),
 		cmocka_unit_test(test_repeat_against_one),
 		cmocka_unit_test(test_bad_runs),
+		cmocka_unit_test(test_exact_below_min_effect),
+		cmocka_unit_test(test_machine_slower),
+		cmocka_unit_test(test_machine_same_work_slower),
+		cmocka_unit_test(test_machine_unreliable),
+		cmocka_unit_test(test_machine_missing),
+		cmocka_unit_test(test_share_small),
+		cmocka_unit_test(test_share_large),
+		cmocka_unit_test(test_share_faults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -127,18 +127,61 @@ static struct diff_params params = { .alpha = DIFF_ALPHA,
 
 static void test_exact_rows(void **state)
 {
-	const double calls[] = { 300, 300, 300 }, more[] = { 301, 301, 301 };
-	struct diff_row rows[2] = {};
+	const double calls[] = { 300, 300, 300 }, more[] = { 305, 305, 305 };
+	const double most[] = { 307, 307, 307 };
+	struct diff_params none = { .alpha = DIFF_ALPHA, .min_effect_pct = 0 };
+	struct diff_row rows[3] = {};
 
 	diff_test_row(&rows[0], calls, 3, calls, 3);
 	diff_test_row(&rows[1], calls, 3, more, 3);
-	assert_int_equal(diff_decide(rows, 2, &params), 0);
+	diff_test_row(&rows[2], calls, 3, most, 3);
+	assert_int_equal(diff_decide(rows, 3, &params), 0);
 	assert_int_equal(rows[0].test, DIFF_TEST_EXACT);
 	assert_false(rows[0].changed);
-	/* +0.3%, below the minimum effect, but exact: a count that moved */
+	/* +1.67%: exact, it differs, below the 2% minimum; +2.33% beyond */
 	assert_int_equal(rows[1].test, DIFF_TEST_EXACT);
-	assert_true(rows[1].changed);
+	assert_true(rows[1].differs);
+	assert_false(rows[1].changed);
 	assert_float_equal(rows[1].p_adjusted, 0, 0);
+	assert_true(rows[2].changed);
+	/* with no minimum effect, any count that moved changed */
+	assert_int_equal(diff_decide(rows, 3, &none), 0);
+	assert_true(rows[1].changed);
+	assert_false(rows[0].changed);
+}
+
+/*
+ * mremap.calls 199,939 -> 199,984 in every run: +0.023%, exact.  It
+ * differs, but neither the default minimum effect nor --min-effect 50
+ * calls it a change; 100,000 -> 160,000 (+60%) is one at 50, not at 70.
+ */
+static void test_exact_min_effect(void **state)
+{
+	const double base[] = { 199939, 199939, 199939, 199939, 199939 };
+	const double near[] = { 199984, 199984, 199984, 199984, 199984 };
+	const double few[] = { 100000, 100000, 100000 };
+	const double more[] = { 160000, 160000, 160000 };
+	struct diff_params p = params;
+	struct diff_row row = {};
+
+	diff_test_row(&row, base, 5, near, 5);
+	assert_int_equal(row.test, DIFF_TEST_EXACT);
+	assert_true(row.differs);
+	assert_int_equal(diff_decide(&row, 1, &params), 0);
+	assert_false(row.changed);
+	p.min_effect_pct = 50;
+	assert_int_equal(diff_decide(&row, 1, &p), 0);
+	assert_false(row.changed);
+	diff_test_row(&row, few, 3, more, 3);
+	assert_int_equal(diff_decide(&row, 1, &p), 0);
+	assert_true(row.changed);
+	p.min_effect_pct = 70;
+	assert_int_equal(diff_decide(&row, 1, &p), 0);
+	assert_false(row.changed);
+	/* appeared: infinite, a change at any minimum */
+	diff_test_row(&row, (const double[]){ 0, 0, 0 }, 3, few, 3);
+	assert_int_equal(diff_decide(&row, 1, &p), 0);
+	assert_true(row.changed);
 }
 
 static void test_one_run(void **state)
@@ -279,6 +322,84 @@ static void test_sim_power(void **state)
 	assert_true(small <= 0.05);
 }
 
+/* ---- the machine's reference: a drift simulation ---- */
+
+#define SIM_REF_NS	10e6	/* the reference: 10 ms */
+#define SIM_REF_CV	0.03	/* its per-run spread on a steady machine */
+
+/*
+ * One time row, 5 runs a side: each run's time is @work (1: the base
+ * workload) times the machine's slowness (1: the base machine) times
+ * noise; each run's reference is the machine's slowness times its own
+ * noise.  Is the row called changed, relative to the reference?  *@raw:
+ * would it have been, as measured alone?
+ */
+static bool sim_drift(double base_machine, double new_machine, double work,
+		      bool *raw)
+{
+	double base[5], new[5], base_ref[5], new_ref[5];
+	struct diff_row row = {};
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		base_ref[i] = normal(SIM_REF_NS, SIM_REF_NS * SIM_REF_CV) *
+			      base_machine;
+		new_ref[i] = normal(SIM_REF_NS, SIM_REF_NS * SIM_REF_CV) *
+			     new_machine;
+		base[i] = normal(1000, 1000 * SIM_CV) * base_machine;
+		new[i] = normal(1000 * work, 1000 * work * SIM_CV) * new_machine;
+	}
+	diff_test_row(&row, base, 5, new, 5);
+	row.unit = REC_UNIT_NS;
+	assert_int_equal(diff_normalize_row(&row, base, base_ref, 5, new,
+					    new_ref, 5), 0);
+	assert_true(row.normalized);
+	assert_int_equal(diff_decide(&row, 1, &params), 0);
+	*raw = row.raw_changed;
+	return row.changed;
+}
+
+static double drift_rate(double base_machine, double new_machine,
+			 double work, double *raw_rate)
+{
+	size_t pair, hits = 0, raw_hits = 0;
+	bool raw;
+
+	for (pair = 0; pair < SIM_PAIRS; pair++) {
+		hits += sim_drift(base_machine, new_machine, work, &raw);
+		raw_hits += raw;
+	}
+	*raw_rate = (double)raw_hits / SIM_PAIRS;
+	return (double)hits / SIM_PAIRS;
+}
+
+/*
+ * The same workload on a machine 1.5x slower on the new side is not a
+ * change (as measured alone it is, every time); the workload really
+ * 1.5x slower on the same machine is; both at once are too.
+ */
+static void test_sim_drift(void **state)
+{
+	double raw_machine, raw_work, raw_both, raw_faster;
+	double machine = drift_rate(1, 1.5, 1, &raw_machine);
+	double work = drift_rate(1, 1, 1.5, &raw_work);
+	double both = drift_rate(1, 1.5, 1.5, &raw_both);
+	double faster = drift_rate(1.5, 1, 1, &raw_faster);
+
+	print_message("# drift simulation: %d pairs, 5 runs a side, times sd "
+		      "%.0f%%, reference sd %.0f%%: machine 1.5x slower, same "
+		      "work: 'changed' %.1f%% (as measured alone %.1f%%); same "
+		      "machine, work 1.5x slower: %.1f%%; both: %.1f%%; machine "
+		      "1.5x faster in new: %.1f%%\n", SIM_PAIRS, SIM_CV * 100,
+		      SIM_REF_CV * 100, machine * 100, raw_machine * 100,
+		      work * 100, both * 100, faster * 100);
+	assert_true(raw_machine >= 0.95 && raw_faster >= 0.95);
+	assert_true(machine <= 0.05);
+	assert_true(faster <= 0.05);
+	assert_true(work >= 0.95);
+	assert_true(both >= 0.95);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,11 +410,13 @@ int main(void)
 		cmocka_unit_test(test_welch_refuses),
 		cmocka_unit_test(test_holm),
 		cmocka_unit_test(test_exact_rows),
+		cmocka_unit_test(test_exact_min_effect),
 		cmocka_unit_test(test_one_run),
 		cmocka_unit_test(test_min_effect),
 		cmocka_unit_test(test_holm_rows),
 		cmocka_unit_test(test_sim_false_positives),
 		cmocka_unit_test(test_sim_power),
+		cmocka_unit_test(test_sim_drift),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
