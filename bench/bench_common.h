@@ -158,6 +158,7 @@ int cmd_mremap(int argc, char **argv);		/* bench_move.c */
 int cmd_multi(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 int cmd_grow(int argc, char **argv);		/* bench_resize.c */
+int cmd_realloc(int argc, char **argv);		/* bench_resize.c */
 int cmd_fail(int argc, char **argv);
 int cmd_fault(int argc, char **argv);		/* bench_thp.c */
 int cmd_collapse(int argc, char **argv);

@@ -2,11 +2,13 @@
 /*
  * Resizes with mremap(MREMAP_MAYMOVE), as realloc() does them: grow (a
  * region grown N times, in place where the address space after it is
- * free, moved elsewhere when not) and fail (N calls the kernel rejects).
+ * free, moved elsewhere when not), realloc (the same through glibc's
+ * realloc()) and fail (N calls the kernel rejects).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 
 #include "bench_common.h"
@@ -83,6 +85,74 @@ int cmd_grow(int argc, char **argv)
 		return usage_error("grow: final size above %llu bytes",
 				   MAX_REGION);
 	return run_grow(args.start, args.step, args.count);
+}
+
+/* one byte in each page of @p[from, to) */
+static void touch_pages(char *p, uint64_t from, uint64_t to)
+{
+	uint64_t off;
+
+	for (off = from; off < to; off += page_size)
+		p[off] = 1;
+}
+
+/*
+ * glibc realloc() growth, as stress-ng's bigheap makes it: one block
+ * grown N times by STEP, a byte written in every new page.  Above the
+ * mmap threshold (128 KiB at first) glibc gives the block a mapping of
+ * its own and grows it with mremap(MREMAP_MAYMOVE) (mremap_chunk(),
+ * malloc/malloc.c), so the kernel moves it where it cannot grow in place.
+ * Prints the rate of realloc() calls by CLOCK_MONOTONIC, which counts
+ * instructions in a guest under qemu -icount.
+ */
+static int run_realloc(uint64_t start, uint64_t step, uint64_t count)
+{
+	uint64_t size = start, call, moved = 0, begin, ns;
+	char *block = malloc(start), *grown;
+
+	if (!block)
+		return fail_errno("malloc %" PRIu64 " bytes", start);
+	touch_pages(block, 0, start);
+	begin = now_ns();
+	for (call = 0; call < count; call++) {
+		grown = realloc(block, size + step);
+		if (!grown) {
+			free(block);
+			return fail_errno("realloc to %" PRIu64 " bytes",
+					  size + step);
+		}
+		moved += grown != block;
+		block = grown;
+		touch_pages(block, size, size + step);
+		size += step;
+	}
+	ns = now_ns() - begin;
+	free(block);
+	printf("realloc_calls=%" PRIu64 " moved=%" PRIu64 " in_place=%" PRIu64
+	       " ns=%" PRIu64 " calls_per_sec=%.0f\n", count, moved,
+	       count - moved, ns, ns ? count * 1e9 / ns : 0.0);
+	return 0;
+}
+
+int cmd_realloc(int argc, char **argv)
+{
+	const unsigned int options = OPT_BIT(OPT_START) | OPT_BIT(OPT_STEP) |
+				    OPT_BIT(OPT_COUNT);
+	struct bench_args args = { 0 };
+	int ret;
+
+	ret = parse_args(argc, argv, options, &args) ?:
+	      require(&args, "realloc", OPT_START) ?:
+	      require(&args, "realloc", OPT_STEP) ?:
+	      require(&args, "realloc", OPT_COUNT) ?:
+	      check_bytes("realloc", OPT_START, args.start, page_size) ?:
+	      check_bytes("realloc", OPT_STEP, args.step, page_size);
+	if (ret)
+		return ret;
+	if (args.count && args.step > (MAX_REGION - args.start) / args.count)
+		return usage_error("realloc: final size above %llu bytes",
+				   MAX_REGION);
+	return run_realloc(args.start, args.step, args.count);
 }
 
 /* mremap() rejects an old address that is not page aligned (EINVAL). */

@@ -9,7 +9,7 @@
  *
  *   bench_move.c    mremap, table, multi: moves between fixed addresses
  *                   with mremap(MREMAP_MAYMOVE | MREMAP_FIXED)
- *   bench_resize.c  grow, fail: resizes with mremap(MREMAP_MAYMOVE)
+ *   bench_resize.c  grow, realloc, fail: resizes with mremap(MREMAP_MAYMOVE)
  *   bench_thp.c     fault, collapse: hugepages from faults and collapse
  *   bench_hold.c    hold: a region of known backing kept for ptscope maps
  *   bench_bw.c      bw: read bandwidth per buffer size, like lmbench
@@ -69,6 +69,12 @@ static const char usage_text[] =
 "  grow --start SIZE --step SIZE --count N\n"
 "      Map SIZE bytes, then grow it N times by STEP with\n"
 "      mremap(MREMAP_MAYMOVE), touching every new page.\n"
+"\n"
+"  realloc --start SIZE --step SIZE --count N\n"
+"      malloc() SIZE bytes, then realloc() the block N times, STEP larger\n"
+"      each time, touching every new page (stress-ng bigheap's pattern:\n"
+"      glibc grows large blocks with mremap(MREMAP_MAYMOVE)); prints\n"
+"      realloc calls per second.\n"
 "\n"
 "  fault --size SIZE --count N [--thp never|default|always] [--align SIZE]\n"
 "        [--stride BYTES] [--read]\n"
@@ -179,6 +185,7 @@ struct command {
 static const struct command commands[] = {
 	{ "mremap", cmd_mremap },
 	{ "grow",   cmd_grow },
+	{ "realloc", cmd_realloc },
 	{ "fault",  cmd_fault },
 	{ "collapse", cmd_collapse },
 	{ "hold",   cmd_hold },
