@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The demo and the benchmarks.
 
-.PHONY: demo bench bench-overhead bench-overhead-vm bench-kernel-off
+.PHONY: demo bench bench-overhead bench-overhead-vm bench-kernel-off bench-lab
 
 demo: deps all
 	./bench/demo.sh
@@ -30,3 +30,11 @@ bench-overhead-vm: need-deps-vm static
 bench-kernel-off: need-deps-vm need-deps-kernel static
 	@./kernel/fetch-source.sh >/dev/null
 	./bench/kernel-off.sh $(ROUNDS)
+
+# the lab: the bigheap-like workload on the regression and patched kernels
+# under qemu -icount, untraced and through the fentry markers; RUNS runs
+# each (bench/lab.sh)
+RUNS ?= 5
+bench-lab: need-deps-vm need-deps-kernel all static
+	@./kernel/fetch-source.sh >/dev/null
+	./bench/lab.sh $(RUNS)
