@@ -306,8 +306,7 @@ static bool run_shapes(struct pts_engine *eng, struct pts_batch_check *bc)
 	return true;
 }
 
-/* take the one rule that fits every shape, or withdraw the metric */
-static void choose_rule(struct pts_engine *eng, struct pts_batch_check *bc)
+int batch_check_choose(struct pts_batch_check *bc)
 {
 	int rule, fits = 0;
 
@@ -318,16 +317,23 @@ static void choose_rule(struct pts_engine *eng, struct pts_batch_check *bc)
 		fits++;
 		bc->rule = rule;
 	}
-	if (fits == 1) {
-		objects_set_lookup_rule(&eng->objs, bc->rule);
-		return;
-	}
+	if (fits == 1)
+		return bc->rule;
 	bc->rule = -1;
 	snprintf(bc->note, sizeof(bc->note), "start-up check: %s", fits ?
 		 "more than one lookup rule fits, the count would be a guess" :
 		 "no known lookup rule gives this kernel's folio lookups "
 		 "(probe shows what it saw)");
-	engine_withdraw(eng, PTS_BATCH_CHECK_METRIC, bc->note);
+	return -1;
+}
+
+/* take the one rule that fits every shape, or withdraw the metric */
+static void choose_rule(struct pts_engine *eng, struct pts_batch_check *bc)
+{
+	if (batch_check_choose(bc) >= 0)
+		objects_set_lookup_rule(&eng->objs, bc->rule);
+	else
+		engine_withdraw(eng, PTS_BATCH_CHECK_METRIC, bc->note);
 }
 
 /* why the check is not needed or cannot run; NULL: run it */

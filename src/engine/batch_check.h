@@ -18,6 +18,12 @@
 
 /* after engine_attach(): check, choose the rule, or withdraw the metric */
 void batch_check_run(struct pts_engine *eng, const struct pts_config *cfg);
+/*
+ * The rule that fits every shape that ran (the model's lookups equal the
+ * kernel's, its PTEs the geometry's), in bc->rule; -1 with bc->note said
+ * when none or more than one does
+ */
+int batch_check_choose(struct pts_batch_check *bc);
 /* "hinted", "every-present" */
 const char *batch_rule_name(int rule);
 /* what the kernel does under @rule, in a sentence's words */
