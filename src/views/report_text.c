@@ -5,6 +5,7 @@
 #include "data/format.h"
 #include "data/hist.h"
 #include "data/selfcheck.h"
+#include "engine/batch_check.h"
 #include "views/hist_print.h"
 #include "views/report.h"
 
@@ -98,6 +99,21 @@ static void reasons_text(FILE *out, const struct pts_report *rep)
 	}
 }
 
+/* under an inferred mremap.pte_batches: the rule its start-up check took */
+static void batch_rule_text(FILE *out, int col,
+			    const struct pts_batch_check *bc)
+{
+	char line[256];
+
+	if (!bc->ran || bc->rule < 0)
+		return;
+	snprintf(line, sizeof(line), "start-up check: rule %s, %s (%.1f ms)",
+		 batch_rule_name(bc->rule), batch_rule_desc(bc->rule), bc->ms);
+	fprintf(out, "%*s", col, "");
+	report_wrap(out, col, col, line);
+	fputc('\n', out);
+}
+
 void report_metric_status(FILE *out, const struct pts_report *rep)
 {
 	const struct pts_candidate *c;
@@ -119,6 +135,8 @@ void report_metric_status(FILE *out, const struct pts_report *rep)
 			      c->exact ? "exact" : "inferred");
 		report_wrap(out, col, col, c->label);
 		fputc('\n', out);
+		if (!strcmp(ch->metric->name, PTS_BATCH_CHECK_METRIC))
+			batch_rule_text(out, col, &rep->eng->batch_check);
 	}
 	reasons_text(out, rep);
 }
