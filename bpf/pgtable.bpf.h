@@ -271,6 +271,34 @@ static __always_inline int page_is_head(__u64 page)
 	return !!(flags & (1ULL << bpf_core_enum_value(enum pageflags, PG_head)));
 }
 
+/*
+ * The second word of struct page is compound_head (compound_info in 7.x)
+ * on a tail page, with bit 0 set (PageTail(), include/linux/page-flags.h),
+ * and a list or mapping pointer, bit 0 clear, on any other.  Were that to
+ * change, tails would be taken for order-0 pages, and the start-up check
+ * (src/engine/batch_check.c) would see the model go wrong on its large
+ * folios and withdraw the metric.
+ */
+static __always_inline int page_is_tail(__u64 page)
+{
+	__u64 word = 0;
+
+	if (bpf_probe_read_kernel(&word, sizeof(word), (void *)(page + 8)))
+		return -1;
+	return word & 1;
+}
+
+/* 1: an order-0 page (neither head nor tail), 0: not, -1: unreadable */
+static __always_inline int page_is_small(__u64 page)
+{
+	int head = page_is_head(page), tail;
+
+	if (head)
+		return head < 0 ? -1 : 0;
+	tail = page_is_tail(page);
+	return tail < 0 ? -1 : !tail;
+}
+
 /* orders tried: from 1 to past a PMD on either page size */
 #define FOLIO_ORDERS_TRIED	12
 
@@ -287,10 +315,14 @@ static __noinline __u32 folio_pages_left(__u64 pte)
 	__u64 pfn = pte_pfn_of(pte);
 	__u64 base = memmap_base, head, head_pfn;
 	__u32 order, i;
-	int is_head;
+	int is_head, small;
 
 	if (base == MEMMAP_UNKNOWN || base == MEMMAP_MISSING)
 		return 0;
+	/* an order-0 page: two reads, not the search */
+	small = page_is_small(base + pfn * bpf_core_type_size(struct page));
+	if (small)
+		return small < 0 ? 0 : 1;
 	for (i = 0; i < FOLIO_ORDERS_TRIED; i++) {
 		order = 1 + i;
 		head_pfn = pfn & ~((1ULL << order) - 1);
