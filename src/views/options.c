@@ -250,8 +250,9 @@ static const struct opt_spec opt_specs[] = {
 	{ .name = "json", .val = 'j', .cmds = CMDS_REPORTING,
 	  .help = "JSON output" },
 	{ .name = "output", .val = 'o', .arg = "FILE", .cmds = CMDS_REPORTING,
-	  .help = "write the report to FILE instead of stdout (stat: instead "
-		  "of stderr, and a FILE ending in .json means --json)" },
+	  .help = "write the report to FILE, not to stdout (stat: not to "
+		  "stderr; a FILE ending in .json means --json); a FILE that "
+		  "cannot be written stops ptscope before it runs anything" },
 	{ .name = "mode", .val = OPT_MODE, .arg = "MODE",
 	  .cmds = CMDS_TRACING | CMD(PTS_CMD_PROBE),
 	  .help = "attach paths to use:", .choices = mode_choices,

@@ -60,6 +60,8 @@ void report_sort_cgroups(struct pts_snapshot *s, enum pts_sort key);
  */
 void report_cgroups_text(FILE *out, const struct pts_report *rep,
 			 const struct pts_snapshot *s, int rows, bool active);
+/* 0 when -o @path can be opened for writing, else -errno; it stays as it was */
+int report_check_output(const char *path);
 /* @path opened for writing, stdout when NULL; NULL after saying why */
 FILE *report_open(const char *path);
 /* the same, @fallback (stderr: stat's report) when @path is NULL */

@@ -216,9 +216,18 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
+/* the report to @out, opened for @path (NULL: stderr); 0 or 1 */
+static int stat_write(FILE *out, const char *path, struct stat_state *st,
+		      json_object *root, const struct pts_options *opts)
+{
+	if (opts->json || (opts->output && ends_with(opts->output, ".json")))
+		return report_write_json_to(root, out, path);
+	stat_text(out, st, root, opts);
+	return report_close(out, path);
+}
+
 int stat_report(struct stat_state *st, const struct pts_options *opts)
 {
-	bool json = opts->json || (opts->output && ends_with(opts->output, ".json"));
 	json_object *root;
 	FILE *out;
 	int ret;
@@ -226,15 +235,12 @@ int stat_report(struct stat_state *st, const struct pts_options *opts)
 	report_sort_cgroups(&st->totals, PTS_SORT_ACTIVITY);
 	root = recording_json(st, opts);
 	out = report_open_or(opts->output, stderr);
-	if (!out) {
-		json_object_put(root);
-		return 1;
-	}
-	if (json) {
-		ret = report_write_json_to(root, out, opts->output);
-	} else {
-		stat_text(out, st, root, opts);
-		ret = report_close(out, opts->output);
+	ret = out ? stat_write(out, opts->output, st, root, opts) : 1;
+	/* -o was writable at the start: the run's results are not lost now */
+	if (ret && opts->output) {
+		fprintf(stderr, "ptscope: the report follows on standard error "
+			"instead\n");
+		stat_write(stderr, NULL, st, root, opts);
 	}
 	json_object_put(root);
 	return ret;

@@ -32,6 +32,31 @@ expect_usage "extra argument" probe extra
 expect_usage "schema with an argument" schema extra
 expect_usage "schema --repeat" schema --repeat 2
 
+# a pid that no process has: the highest free one below pid_max
+free_pid() {
+	local pid
+	for ((pid = $(cat /proc/sys/kernel/pid_max) - 1; pid > 300; pid--)); do
+		[ -e "/proc/$pid" ] || { echo $pid; return; }
+	done
+}
+
+# -o where no file can be written: exit 2 before anything runs, for the
+# command stat would run and for every tracing view; an existing file is
+# left as it was
+for args in "stat -o $TMP/no/x.json -- touch $TMP/ran" "stat -o $TMP -- touch $TMP/ran" \
+	"top -d 1 -o $TMP/no/top.txt" "snoop -d 1 -o $TMP/no/s.txt"; do
+	# shellcheck disable=SC2086 # $args: the command and its options
+	timeout 30 "$PTSCOPE" $args >/dev/null 2>"$TMP/err"
+	check_eq "${args%% -- *}: exit 2 at once, the path and why, nothing run" \
+		"2 1 no" "$? $(grep -c "^ptscope: -o $TMP[^ ]*: .*; nothing was run" "$TMP/err") $([ -e "$TMP/ran" ] && echo yes || echo no)"
+done
+# the check truncates nothing: a run that fails before its report (no
+# such process) leaves an existing -o file as it was
+echo keep >"$TMP/kept"
+"$PTSCOPE" stat -o "$TMP/kept" -p "$(free_pid)" -d 1 2>/dev/null
+check_eq "stat -o FILE -p (no such process): exit 1, FILE as it was" "1 keep" \
+	"$? $(cat "$TMP/kept")"
+
 "$PTSCOPE" --help >"$TMP/help" 2>&1
 check_eq "--help exits 0 and lists stat" "0 yes" "$? $(grep -q 'stat \[OPTS\] -- CMD' "$TMP/help" && echo yes)"
 
@@ -240,14 +265,6 @@ else
 	kill $pid $target 2>/dev/null
 	not_ok "top -p did not start tracing: $(head -n2 "$TMP/pid.err")"
 fi
-
-# a pid that no process has: the highest free one below pid_max
-free_pid() {
-	local pid
-	for ((pid = $(cat /proc/sys/kernel/pid_max) - 1; pid > 300; pid--)); do
-		[ -e "/proc/$pid" ] || { echo $pid; return; }
-	done
-}
 
 # -p of a process that does not exist: exit 1, saying so
 missing=$(free_pid)

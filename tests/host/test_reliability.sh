@@ -47,6 +47,17 @@ expect_write_error() {
 # every writer reports a full disk, never exits 0 on a truncated report
 expect_write_error "stat -o /dev/full" /dev/full stat -o /dev/full -- true
 expect_write_error "stat --json -o /dev/full" /dev/full stat --json -o /dev/full -- true
+# -o could be opened at the start but the write failed: the report is
+# not lost, it follows on stderr (the bench's 3 pmd moves in it)
+"$PTSCOPE" stat -o /dev/full -- "$BENCH" mremap --size 2M --align pmd \
+	--count 3 >/dev/null 2>"$TMP/wr.err"
+check_eq "stat -o /dev/full: exit 1, the report on stderr with the bench's 3 moves" \
+	"1 1 3" "$? $(grep -c '^ptscope: the report follows on standard error instead$' "$TMP/wr.err") $(awk '$2 == "ptscope-bench" { print $3 }' "$TMP/wr.err")"
+"$PTSCOPE" stat --json -o /dev/full -- "$BENCH" mremap --size 2M --align pmd \
+	--count 3 >/dev/null 2>"$TMP/wr.err"
+check_eq "stat --json -o /dev/full: exit 1, the recording on stderr with the 3 moves" \
+	"1 3" "$? $(sed -n '/^{/,$p' "$TMP/wr.err" | python3 -c 'import json, sys
+print(json.load(sys.stdin)["counters"]["mremap"]["classes"]["pmd"]["calls"])')"
 # stat reports on stderr: a full one is exit 1 (its message has nowhere to go)
 "$PTSCOPE" stat -- true 2>/dev/full
 check_eq "stat 2>/dev/full: the report not written, exit 1" 1 "$?"
