@@ -302,7 +302,8 @@ int view_tracer_start(struct pts_tracer *t, const struct pts_options *opts,
 {
 	struct pts_cgroup_target cgroup = { .fd = -1 };
 	struct pts_tracer_params p = {
-		.pid = opts->pid,
+		/* following a process tree: the traced map, not one tgid */
+		.pid = follow_fork ? 0 : opts->pid,
 		.comm = opts->comm,
 		.mode = opts->mode,
 		.opt_in = opts->opt_in,

@@ -3,7 +3,8 @@
  * ptscope stat -- CMD: trace CMD and its children, summarize at exit;
  * --repeat N runs it N times under one attach, reading the counters
  * between runs.  ptscope stat -p PID -d S: one window (or N) of a process
- * that is already running, like "perf stat -p PID sleep S".
+ * that is already running and of its children, those it has and those it
+ * forks, as stat -- CMD follows its command's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,14 +33,41 @@ static void cmdline(char *buf, size_t len, char **argv)
 				 argv[i]);
 }
 
-/* "pid 123 (stress-ng)": what a window of -p watched */
+/* "pid 123 (stress-ng) and its children": what a window of -p watched */
 static void pid_name(char *buf, size_t len, pid_t pid)
 {
 	char comm[64];
 
 	if (proc_comm(PROC_ROOT, pid, comm, sizeof(comm)) || !comm[0])
 		snprintf(comm, sizeof(comm), "?");
-	snprintf(buf, len, "pid %d (%s)", pid, comm);
+	snprintf(buf, len, "pid %d (%s) and its children", pid, comm);
+}
+
+/*
+ * -p PID: the process and its children, as for a command: those forked
+ * from now on by the BPF fork hook, those it has already from /proc,
+ * read after the hook follows PID so that none falls in between
+ */
+static int stat_follow_pid(struct pts_tracer *s, pid_t pid)
+{
+	pid_t *pids;
+	size_t nr, i;
+	int err;
+
+	err = tracer_trace_pid(s, pid);
+	if (!err)
+		err = proc_find_descendants(PROC_ROOT, pid, &pids, &nr);
+	if (err)
+		goto fail;
+	for (i = 0; !err && i < nr; i++)
+		err = tracer_trace_pid(s, pids[i]);
+	free(pids);
+	if (!err)
+		return 0;
+fail:
+	fprintf(stderr, "ptscope: cannot trace pid %d and its children: %s\n",
+		pid, strerror(-err));
+	return 1;
 }
 
 static bool had_tgid(const struct pts_snapshot *snap, __u32 tgid)
@@ -244,10 +272,15 @@ int view_stat(const struct pts_options *opts)
 		cmdline(st.cmd, sizeof(st.cmd), opts->cmd_argv);
 	else
 		pid_name(st.cmd, sizeof(st.cmd), opts->pid);
-	ret = view_tracer_start(&st.s, opts, opts->cmd_argv != NULL);
+	ret = view_tracer_start(&st.s, opts, true);
 	if (ret) {
 		free(st.runs);
 		return ret;
+	}
+	if (!opts->cmd_argv && stat_follow_pid(&st.s, opts->pid)) {
+		tracer_stop(&st.s);
+		free(st.runs);
+		return 1;
 	}
 	ret = stat_runs(&st, opts);
 	if (!ret && st.nr_runs < st.want_runs)

@@ -279,11 +279,35 @@ done
 # stat -p PID -d 1: one window of this shell, the report on stderr
 timeout 30 "$PTSCOPE" stat -p $$ -d 1 >/dev/null 2>"$TMP/statp.err"
 rc=$?
-if [ $rc -eq 0 ] && grep -q "^ptscope stat: 'pid $$ (bash)', a window of 1\.[0-9]* s" "$TMP/statp.err"; then
+if [ $rc -eq 0 ] && grep -q "^ptscope stat: 'pid $$ (bash) and its children', a window of 1\.[0-9]* s" "$TMP/statp.err"; then
 	ok "stat -p $$ -d 1: exit 0, a window of about 1 s on stderr"
 else
 	not_ok "stat -p $$ -d 1: exit $rc, stderr '$(grep -m1 'ptscope stat' "$TMP/statp.err")'"
 fi
+
+# stat -p PID follows its children, as stat -- CMD does: one it had
+# before the attach (waiting for the go file) and one it forks after,
+# 2 + 3 pmd moves; another process's 1 is not counted
+cat >"$TMP/tree.sh" <<'SH'
+go=$1 bench=$2 count=$3
+until [ -e "$go" ]; do sleep 0.05; done
+exec "$bench" mremap --size 2M --align pmd --count "$count" >/dev/null
+SH
+rm -f "$TMP/go"
+sh -c 'sh "$0" "$1" "$2" 2 & until [ -e "$1" ]; do sleep 0.05; done
+	"$2" mremap --size 2M --align pmd --count 3 >/dev/null; wait' \
+	"$TMP/tree.sh" "$TMP/go" "$BENCH" &
+parent=$!
+sh "$TMP/tree.sh" "$TMP/go" "$BENCH" 1 &
+other=$!
+"$PTSCOPE" stat -p $parent -d 4 --json -o "$TMP/tree.json" 2>"$TMP/tree.err" &
+spid=$!
+wait_for 30 grep -q '^ptscope: tracing pid' "$TMP/tree.err"
+touch "$TMP/go"
+wait $spid
+check_eq "stat -p PARENT: exit 0, its children's 2 + 3 pmd moves, not the other process's 1" \
+	"0 5" "$? $(json "$TMP/tree.json" "d['counters']['mremap']['classes']['pmd']['calls']")"
+wait $parent $other
 
 # -c longer than the kernel's 15-character comm: matched in its cut form,
 # said once; the bench, run as a 22-character name, is seen
