@@ -215,7 +215,7 @@ int view_syscall_tax_note(const struct pts_engine *eng, char *buf, size_t len)
  * top and export run for long: say that the box pays for them (probe
  * reports it, stat runs one command, snoop is a short look)
  */
-static void note_syscall_tax(const struct pts_engine *eng)
+void view_syscall_tax_say(const struct pts_engine *eng)
 {
 	char note[1024];
 	int col;
@@ -254,7 +254,7 @@ static void report_start(const struct pts_tracer *t,
 			"is not served (for measuring overhead)\n",
 			opts->parts_arg);
 	if (!ret && (opts->cmd == PTS_CMD_TOP || opts->cmd == PTS_CMD_EXPORT))
-		note_syscall_tax(&t->eng);
+		view_syscall_tax_say(&t->eng);
 }
 
 void view_warn_comm_unmatched(const struct pts_options *opts,

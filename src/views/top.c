@@ -97,6 +97,7 @@ static __u64 section_total(const char *section, const struct pts_snapshot *s)
 struct top_frame {
 	struct pts_tracer *s;
 	struct pts_snapshot *d;
+	char cost[1024];	/* the syscall tracepoints' cost, or "" */
 	int rows;		/* process and cgroup rows at most */
 	int width;		/* columns of the output */
 	double span;		/* seconds the frame was meant to cover */
@@ -157,6 +158,38 @@ static void top_header(FILE *out, const struct top_frame *f)
 			fmt_secs(interval, sizeof(interval),
 				 top_opts->interval_s));
 	metric_line(out, f);
+}
+
+/*
+ * On a terminal the screen covers the note said at the start: the cost of
+ * syscall tracepoints stays in every frame, below the header
+ */
+static void cost_line(FILE *out, const struct top_frame *f)
+{
+	char text[sizeof(f->cost) + 8];
+
+	if (!f->cost[0])
+		return;
+	snprintf(text, sizeof(text), "cost: %s", f->cost);
+	print_wrapped(out, text, f->width);
+}
+
+/* the lines cost_line() takes at the frame's width */
+static int cost_rows(const struct top_frame *f)
+{
+	char *text = NULL, *p;
+	size_t len = 0;
+	int rows = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return 0;
+	cost_line(mem, f);
+	fclose(mem);
+	for (p = text; *p; p++)
+		rows += *p == '\n';
+	free(text);
+	return rows;
 }
 
 /*
@@ -382,6 +415,7 @@ static void render_text(FILE *out, const struct top_frame *f)
 	for (c = 0; c < PTS_MREMAP_CLASSES; c++)
 		hist_merge(&all, &f->d->hists.h[PTS_H_MREMAP_NS + c]);
 	top_header(out, f);
+	cost_line(out, f);
 	top_totals(out, f);
 	hist_line(out, "mremap latency", &all);
 	top_table(out, f);
@@ -475,6 +509,7 @@ static int render_tty(FILE *out, struct top_frame *f, bool help)
 
 	if (help)
 		return help_screen(out, f->width);
+	fit -= cost_rows(f);
 	if (f->d->has_cgroups)	/* two tables share what is left */
 		fit = (fit - 3) / 2;
 	if (fit < f->rows)
@@ -601,6 +636,8 @@ static int top_loop(struct pts_tracer *s, struct pts_exporter *ex, FILE *out,
 
 	if (tracer_read(s, &prev))
 		goto read_failed;
+	if (!opts->json && isatty(fileno(out)))
+		view_syscall_tax_note(&s->eng, frame.cost, sizeof(frame.cost));
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop%s\n",
 		keys.on ? " (or q; h: keys)" : "");
 	next = prev.mono_s;
@@ -675,6 +712,9 @@ int view_top(const struct pts_options *opts)
 		else
 			ret = top_loop(&s, ex, out, keys, &werr);
 		term_keys_end();
+		/* below the last screen, which covered the note of the start */
+		if (!opts->json && isatty(fileno(out)))
+			view_syscall_tax_say(&s.eng);
 		ret = top_close(out, opts->output, werr) || ret;
 	}
 	view_serve_stop(&s, ex);

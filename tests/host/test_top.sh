@@ -43,6 +43,22 @@ quits_at_once "top q" "$r"
 check_eq "top q: terminal back in canonical mode with echo" yes \
 	"$(result "$r" restored)"
 
+# the note on syscall tracepoints' cost, said at the start, is covered by
+# the screen: it stays in each frame as a "cost:" line, and after q it is
+# said again below the last screen; where fentry takes the syscalls there
+# is none of the three
+r=$($PTY 100 "$TMP/cost.log" expect:'Ctrl-C to stop' expect:'mremap calls' \
+	send:q -- "$PTSCOPE" top -i 0.3)
+check_eq "top q (cost note): exit code" 0 "$(result "$r" exit)"
+notes=$(screen "$TMP/cost.log" | grep -c '^ptscope: note: .*slow every')
+if [ "$notes" -gt 0 ]; then
+	check_eq "top on a terminal: the cost note at the start and again after q, a cost line in the frame" \
+		"2 yes yes" "$notes $(screen "$TMP/cost.log" | grep -q '^cost: .*slow every' && echo yes) $(awk -v RS='\033' 'END { print }' "$TMP/cost.log" | grep -q 'ptscope: note: .*slow every' && echo yes)"
+else
+	check_eq "top on a terminal, no syscall tracepoint: no cost line" 0 \
+		"$(screen "$TMP/cost.log" | grep -c '^cost: ')"
+fi
+
 # q while serving /metrics between refreshes (--listen)
 port=$(free_port)
 r=$($PTY 80 "$TMP/listen.log" expect:'Ctrl-C to stop' mark send:q -- \
