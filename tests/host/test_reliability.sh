@@ -135,10 +135,13 @@ wait
 # A process names itself with ESC, BEL and a C1 CSI (UTF-8 0xc2 0x9b),
 # then mremaps (Python's mmap.resize): its comm must reach no terminal raw.
 cat >"$TMP/evil.py" <<'PY'
-import ctypes, mmap, time
+import ctypes, mmap, sys, time
 name = b"\x1b[31mX\x07\xc2\x9b2J"
 ctypes.CDLL(None).prctl(15, ctypes.c_char_p(name), 0, 0, 0)	# PR_SET_NAME
-time.sleep(1.5)
+if len(sys.argv) > 1:
+    open(sys.argv[1]).readline()	# until the tracer is there
+else:
+    time.sleep(1.5)
 m = mmap.mmap(-1, 1 << 20)
 m.resize(2 << 20)	# mremap
 PY
@@ -161,20 +164,33 @@ check_escaped() {
 check_escaped "stat text" "$TMP/evil.stat" "$ESCAPED"
 "$PTSCOPE" stat --json -o "$TMP/evil.json" -- python3 "$TMP/evil.py" 2>&1
 check_escaped "stat --json" "$TMP/evil.json" "$JSON_ESCAPED"
-for mode in text json; do
-	flag=
-	[ $mode = json ] && flag=--json
-	"$PTSCOPE" snoop $flag -d 4 >"$TMP/evil.snoop" 2>"$TMP/snoop.err" &
-	snoop=$!
-	wait_tracing
-	python3 "$TMP/evil.py"
-	wait $snoop
-	if [ $mode = json ]; then
-		check_escaped "snoop --json" "$TMP/evil.snoop" "$JSON_ESCAPED"
-	else
-		check_escaped "snoop text" "$TMP/evil.snoop" "$ESCAPED"
-	fi
-done
+# snoop_escapes WHERE: snoop -p of the evil process alone (other work on
+# the box is not its events), text and JSON; the process waits on a FIFO
+# until snoop traces
+snoop_escapes() {
+	local where=$1 mode flag evil snoop
+	for mode in text json; do
+		flag=
+		[ $mode = json ] && flag=--json
+		rm -f "$TMP/evil.go" "$TMP/snoop.err"
+		mkfifo "$TMP/evil.go"
+		python3 "$TMP/evil.py" "$TMP/evil.go" &
+		evil=$!
+		"$PTSCOPE" snoop $flag -d 4 -p $evil >"$TMP/evil.snoop" 2>"$TMP/snoop.err" &
+		snoop=$!
+		wait_tracing
+		echo go >"$TMP/evil.go"
+		wait $evil
+		wait $snoop
+		if [ $mode = json ]; then
+			check_escaped "snoop --json$where" "$TMP/evil.snoop" "$JSON_ESCAPED"
+		else
+			check_escaped "snoop text$where" "$TMP/evil.snoop" "$ESCAPED"
+		fi
+	done
+}
+snoop_escapes ""
+beside_other_ptscope snoop_escapes " beside a second ptscope"
 
 # a recording's strings, command and counter names, come from anywhere
 python3 - "$TMP/evil.json" "$TMP/evil2.json" <<'PY'
