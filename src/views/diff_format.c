@@ -419,6 +419,9 @@ static json_object *row_json(const struct diff_row *row)
 			       json_object_new_string(kind_name[row->kind]));
 	json_object_object_add(obj, "base", json_number(row->val[DIFF_BASE]));
 	json_object_object_add(obj, "new", json_number(row->val[DIFF_NEW]));
+	/* the names leave it out: the text prints each value in its own unit */
+	json_object_object_add(obj, "unit",
+			       json_object_new_string(rec_unit_name(row->unit)));
 	/* null when base is 0: the change is "new" or "gone", not a number */
 	json_object_object_add(obj, "change_pct",
 			       pct ? json_number(row->change_pct) : NULL);

@@ -97,7 +97,7 @@ check_eq "stat --repeat 3 text: on stderr, 3 runs" 1 \
 check_eq "stat --repeat 3 text: PMD moves 2 in every run" 1 \
 	"$(grep -cE '^  mremap\.pmd\.calls +2  \(every run\)$' "$TMP/text.err")"
 check_eq "stat --repeat 3 text: latency mean ± spread, min – max" 1 \
-	"$(grep -cE '^  mremap\.pmd\.latency_mean_ns +[0-9.]+ [mun]?s ± [0-9.]+%  \(.* – .*\)$' "$TMP/text.err")"
+	"$(grep -cE '^  mremap\.pmd\.latency_mean +[0-9.]+ [mun]?s ± [0-9.]+%  \(.* – .*\)$' "$TMP/text.err")"
 
 # --json without -o: stderr too; -o NAME.json without --json: JSON
 "$PTSCOPE" stat --json -- "${pmd[@]}" --count 1 >"$TMP/j.out" 2>"$TMP/j.err"
@@ -142,7 +142,7 @@ if [ -s "$TMP/same_0.json" ] &&
 	check_eq "same command twice (5 runs each, interleaved): verdict" \
 		"no significant change" "$(json "$TMP/same.json" "d['verdict']")"
 	check_eq "same command twice: the latency was tested by Welch's t-test" "welch False" \
-		"$(row "$TMP/same.json" mremap.pte.latency_mean_ns test changed)"
+		"$(row "$TMP/same.json" mremap.pte.latency_mean test changed)"
 	check_eq "same command twice: 40 calls in every run, exact" "40 40 exact False" \
 		"$(row "$TMP/same.json" mremap.pte.calls base new test changed)"
 	check_eq "same command twice: text leads with the verdict" \
@@ -150,7 +150,7 @@ if [ -s "$TMP/same_0.json" ] &&
 	check_eq "same command twice: --fail-on-change exits 0" 0 \
 		"$(fail_on_change_rc "$TMP/same_0.json" "$TMP/same_1.json")"
 	echo "# $(sed -n 2p "$TMP/same.txt")"
-	echo "# latency: $(row "$TMP/same.json" mremap.pte.latency_mean_ns base new change ci_low_pct ci_high_pct p_adjusted)"
+	echo "# latency: $(row "$TMP/same.json" mremap.pte.latency_mean base new change ci_low_pct ci_high_pct p_adjusted)"
 else
 	not_ok "same command twice: no recordings"
 fi
@@ -191,17 +191,19 @@ if stat_rep "$TMP/small.json" 8 "${move[@]/4M/64K}" --count 40 &&
 	check_eq "64K vs 64M moves: verdict" changed "$(json "$TMP/ch.json" "d['verdict']")"
 	check_eq "64K vs 64M moves: the latency is a change, by Welch's t-test" \
 		"welch True True" \
-		"$(json "$TMP/ch.json" "' '.join(str(x) for r in d['changed'] if r['name'] == 'mremap.pte.latency_mean_ns' for x in (r['test'], r['ci_low_pct'] > 2, r['p_adjusted'] < 0.05))")"
+		"$(json "$TMP/ch.json" "' '.join(str(x) for r in d['changed'] if r['name'] == 'mremap.pte.latency_mean' for x in (r['test'], r['ci_low_pct'] > 2, r['p_adjusted'] < 0.05))")"
 	check_eq "64K vs 64M moves: bytes per call 64 KiB -> 64 MiB, exact" \
-		"65536 67108864 exact True" \
-		"$(row "$TMP/ch.json" mremap.pte.bytes_per_call base new test changed)"
+		"65536 67108864 exact True bytes" \
+		"$(row "$TMP/ch.json" mremap.pte.bytes_per_call base new test changed unit)"
+	check_eq "64K vs 64M moves: the mean latency's unit is ns in JSON" ns \
+		"$(row "$TMP/ch.json" mremap.pte.latency_mean unit)"
 	check_eq "64K vs 64M moves: calls unchanged" "40 40 False" \
 		"$(row "$TMP/ch.json" mremap.pte.calls base new changed)"
 	check_eq "64K vs 64M moves: text leads with the count of changes" \
 		"ptscope diff: $(json "$TMP/ch.json" "len(d['changed'])") metrics changed" \
 		"$(head -n1 "$TMP/ch.txt")"
 	check_eq "64K vs 64M moves: the latency among the times that changed" 1 \
-		"$(sed -n '/^why:/,$p' "$TMP/ch.txt" | grep -cE '^  mremap\.pte\.latency_mean_ns \+[0-9.]+% \[\+[0-9.]+%, \+[0-9.]+%\] p=')"
+		"$(sed -n '/^why:/,$p' "$TMP/ch.txt" | grep -cE '^  mremap\.pte\.latency_mean \+[0-9.]+% \[\+[0-9.]+%, \+[0-9.]+%\] p=')"
 	check_eq "64K vs 64M moves: explained by the bytes per call, named first" 1 \
 		"$(grep -cE '^  with them: mremap\.pte\.bytes_per_call 64.0 KiB -> 64.0 MiB, ' "$TMP/ch.txt")"
 	check_eq "64K vs 64M moves: --fail-on-change exits 1" 1 \
