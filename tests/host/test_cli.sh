@@ -378,9 +378,24 @@ check_eq "--libbpf-debug: libbpf's log, over 100 lines" yes \
 # EPERM from bpf() explained once per run: root without capabilities
 # (the bounding set emptied) passes the root check and is refused by the
 # kernel for every program
+# kernel lockdown is named only where the kernel has its file
+lockdown=0
+[ -e /sys/kernel/security/lockdown ] && lockdown=1
 setpriv --bounding-set=-all --inh-caps=-all "$PTSCOPE" probe >/dev/null 2>"$TMP/eperm.err"
-check_eq "probe without capabilities: EPERM explained once, lockdown named" "1 1" \
-	"$(grep -c 'with EPERM' "$TMP/eperm.err") $(grep -c 'lockdown' "$TMP/eperm.err")"
+check_eq "probe without capabilities: EPERM explained once, the missing capabilities and lockdown ($lockdown) named" \
+	"1 1 $lockdown" \
+	"$(grep -c 'with EPERM' "$TMP/eperm.err") $(grep -c 'this process lacks some' "$TMP/eperm.err") $(grep -c 'lockdown' "$TMP/eperm.err")"
+# as root where other paths took the metrics: a note, not a list of
+# checks; no capability line for a process that has them
+"$PTSCOPE" probe >"$TMP/probe.out" 2>"$TMP/probe.err"
+if grep -q 'with EPERM' "$TMP/probe.err"; then
+	check_eq "probe as root, fentry refused: a note, no 'Check:', no capability line, lockdown ($lockdown)" \
+		"1 0 0 $lockdown" \
+		"$(grep -c '^ptscope: note: the kernel refused' "$TMP/probe.err") $(grep -c 'Check:' "$TMP/probe.err") $(grep -c 'lacks some' "$TMP/probe.err") $(grep -c 'lockdown' "$TMP/probe.err")"
+else
+	check_eq "probe as root, nothing refused with EPERM: no EPERM text" 0 \
+		"$(grep -c 'EPERM' "$TMP/probe.err")"
+fi
 setpriv --bounding-set=-all --inh-caps=-all "$PTSCOPE" top -d 1 >/dev/null 2>"$TMP/eperm.err"
 check_eq "top without capabilities: exit 1, EPERM explained once" "1 1" \
 	"$? $(grep -c 'with EPERM' "$TMP/eperm.err")"
