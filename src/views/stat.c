@@ -22,15 +22,47 @@
 #include "views/stat_report.h"
 #include "views/views.h"
 
+/* the characters a shell word can have unquoted */
+#define SHELL_PLAIN	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
+			"0123456789_@%+=:,./-"
+
+/*
+ * @arg as a shell reads it back: as it is, or in '' with ' as '"'"' (no
+ * backslash, which the report's escaping would double)
+ */
+static void shell_word(FILE *f, const char *arg)
+{
+	const char *p;
+
+	if (*arg && strspn(arg, SHELL_PLAIN) == strlen(arg)) {
+		fputs(arg, f);
+		return;
+	}
+	fputc('\'', f);
+	for (p = arg; *p; p++)
+		if (*p == '\'')
+			fputs("'\"'\"'", f);
+		else
+			fputc(*p, f);
+	fputc('\'', f);
+}
+
+/* the command line as one could type it again: sh -c 'kill -9 $$' */
 static void cmdline(char *buf, size_t len, char **argv)
 {
-	size_t used = 0;
+	FILE *f = fmemopen(buf, len, "w");
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; argv[i] && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s", i ? " " : "",
-				 argv[i]);
+	if (!f)
+		return;
+	for (i = 0; argv[i]; i++) {
+		if (i)
+			fputc(' ', f);
+		shell_word(f, argv[i]);
+	}
+	fclose(f);
+	buf[len - 1] = '\0';	/* cut short: fmemopen left no room for it */
 }
 
 /* "pid 123 (stress-ng) and its children": what a window of -p watched */

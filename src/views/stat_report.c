@@ -171,14 +171,15 @@ out:
 	return ret;
 }
 
-/* "ptscope stat: 'CMD' exited 0 after 1.2 s", "..., 5 runs, exit 0, ..." */
+/* "ptscope stat: CMD exited 0 after 1.2 s", "..., 5 runs, exit 0, ..." */
 static void stat_title(FILE *out, struct stat_state *st,
 		       const struct pts_options *opts)
 {
 	const char *unit = opts->cmd_argv ? "run" : "window";
 	char safe[FMT_ESCAPED_LEN(sizeof(st->cmd))];
 
-	fprintf(out, "\nptscope stat: '%s'", fmt_escape(safe, sizeof(safe), st->cmd));
+	/* the command is shell-quoted already (stat.c), pid N (comm) too */
+	fprintf(out, "ptscope stat: %s", fmt_escape(safe, sizeof(safe), st->cmd));
 	if (opts->cmd_argv && st->nr_runs == 1)
 		fprintf(out, " exited %d after %.3f s", st->runs[0].exit_status,
 			st->runs[0].seconds);

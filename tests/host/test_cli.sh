@@ -302,7 +302,7 @@ done
 # stat -p PID -d 1: one window of this shell, the report on stderr
 timeout 30 "$PTSCOPE" stat -p $$ -d 1 >/dev/null 2>"$TMP/statp.err"
 rc=$?
-if [ $rc -eq 0 ] && grep -q "^ptscope stat: 'pid $$ (bash) and its children', a window of 1\.[0-9]* s" "$TMP/statp.err"; then
+if [ $rc -eq 0 ] && grep -q "^ptscope stat: pid $$ (bash) and its children, a window of 1\.[0-9]* s" "$TMP/statp.err"; then
 	ok "stat -p $$ -d 1: exit 0, a window of about 1 s on stderr"
 else
 	not_ok "stat -p $$ -d 1: exit $rc, stderr '$(grep -m1 'ptscope stat' "$TMP/statp.err")'"

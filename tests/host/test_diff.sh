@@ -93,7 +93,7 @@ fi
 check_eq "stat --repeat 3 text: the command's stdout holds no report" 0 \
 	"$(grep -c 'ptscope stat' "$TMP/text.out")"
 check_eq "stat --repeat 3 text: on stderr, 3 runs" 1 \
-	"$(grep -c "^ptscope stat: '.*', 3 runs, exit 0" "$TMP/text.err")"
+	"$(grep -c "^ptscope stat: .*, 3 runs, exit 0" "$TMP/text.err")"
 check_eq "stat --repeat 3 text: PMD moves 2 in every run" 1 \
 	"$(grep -cE '^  mremap\.pmd\.calls +2  \(every run\)$' "$TMP/text.err")"
 check_eq "stat --repeat 3 text: latency mean ± spread, min – max" 1 \

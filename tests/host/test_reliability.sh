@@ -17,6 +17,15 @@ expect_rc() {
 printf 'echo not run\n' >"$TMP/noexec"
 chmod 0644 "$TMP/noexec"
 expect_rc "stat -- sh -c 'exit 3'" 3 stat -- sh -c 'exit 3'
+# the report names the command as a shell reads it back, and starts
+# with its title, not a blank line
+check_eq "stat -- sh -c 'exit 3': the first line of the report quotes the command" \
+	"ptscope stat: sh -c 'exit 3' exited 3" \
+	"$(grep -v '^ptscope: ' "$TMP/rc.err" | head -n 1 | sed 's/ after .*//')"
+expect_rc "stat -- echo \"it's\"" 0 stat -- echo "it's"
+check_eq "stat: a ' in an argument quoted as '\"'\"'" \
+	"ptscope stat: echo 'it'\"'\"'s' exited 0" \
+	"$(grep -m1 '^ptscope stat: ' "$TMP/rc.err" | sed 's/ after .*//')"
 expect_rc "stat -- true" 0 stat -- true
 expect_rc "stat --json -- false" 1 stat --json -- false
 expect_rc "stat -- command killed by SIGTERM" 143 stat -- sh -c 'kill -TERM $$'
