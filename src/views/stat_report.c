@@ -64,6 +64,13 @@ static json_object *summary_json(const struct stat_state *st,
 			       json_object_new_double(total_seconds(st)));
 	json_object_object_add(run, "repeat",
 			       json_object_new_int64((int64_t)st->nr_runs));
+	/* Ctrl-C (or the pid's exit) ended it before the runs asked for */
+	if (st->nr_runs < st->want_runs) {
+		json_object_object_add(run, "partial",
+				       json_object_new_boolean(true));
+		json_object_object_add(run, "repeat_asked",
+				       json_object_new_int64((int64_t)st->want_runs));
+	}
 	return run;
 }
 

@@ -116,8 +116,11 @@ kill -INT "$spid"
 wait "$spid"
 check_eq "stat --repeat 5, Ctrl-C in run 1: exit as the command (130), 1 of 5 runs said" \
 	"130 1" "$? $(grep -c '^ptscope: stopped after 1 of 5 runs' "$TMP/cut.err")"
-check_eq "stat --repeat 5, Ctrl-C in run 1: the recording holds that run" "1 130" \
-	"$(json "$TMP/cut.json" "'%d %d' % (len(d['runs']), d['runs'][0]['exit_status'])")"
+check_eq "stat --repeat 5, Ctrl-C in run 1: the recording holds that run, marked partial, 5 asked" \
+	"1 130 True 5" \
+	"$(json "$TMP/cut.json" "'%d %d %s %d' % (len(d['runs']), d['runs'][0]['exit_status'], d['run'].get('partial'), d['run'].get('repeat_asked', 0))")"
+check_eq "stat -o NAME.json, all runs done: not marked partial" None \
+	"$(json "$TMP/implied.json" "d['run'].get('partial')")"
 
 # ---- the same command twice: no significant change ----
 # Recorded as one --repeat 10, its runs dealt out to two recordings in
