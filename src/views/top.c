@@ -97,7 +97,7 @@ static __u64 section_total(const char *section, const struct pts_snapshot *s)
 struct top_frame {
 	struct pts_tracer *s;
 	struct pts_snapshot *d;
-	char cost[1024];	/* the syscall tracepoints' cost, or "" */
+	bool taxed;		/* on syscall tracepoints, and on a terminal */
 	int rows;		/* process and cgroup rows at most */
 	int width;		/* columns of the output */
 	double span;		/* seconds the frame was meant to cover */
@@ -162,15 +162,17 @@ static void top_header(FILE *out, const struct top_frame *f)
 
 /*
  * On a terminal the screen covers the note said at the start: the cost of
- * syscall tracepoints stays in every frame, below the header
+ * syscall tracepoints stays in every frame, below the header, in one
+ * short line (the whole note again after the last screen)
  */
 static void cost_line(FILE *out, const struct top_frame *f)
 {
-	char text[sizeof(f->cost) + 8];
+	char text[80];
 
-	if (!f->cost[0])
+	if (!f->taxed)
 		return;
-	snprintf(text, sizeof(text), "cost: %s", f->cost);
+	snprintf(text, sizeof(text), "cost: every syscall +%d ns (syscall "
+		 "tracepoints)", PTS_SYSCALL_TAX_NS);
 	print_wrapped(out, text, f->width);
 }
 
@@ -631,13 +633,15 @@ static int top_loop(struct pts_tracer *s, struct pts_exporter *ex, FILE *out,
 	struct top_keys keys = { .on = keys_on };
 	struct top_frame frame = { .s = s };
 	double stop_at, next, begin;
+	char note[1024];
 	bool partial = false;
 	int ret = 0;
 
 	if (tracer_read(s, &prev))
 		goto read_failed;
 	if (!opts->json && isatty(fileno(out)))
-		view_syscall_tax_note(&s->eng, frame.cost, sizeof(frame.cost));
+		frame.taxed = view_syscall_tax_note(&s->eng, note,
+						    sizeof(note)) > 0;
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop%s\n",
 		keys.on ? " (or q; h: keys)" : "");
 	next = prev.mono_s;
