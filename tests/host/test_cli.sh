@@ -194,7 +194,7 @@ print(" ".join(i for i in sys.argv[2:] if int(i) in live))' "$out" "$@"
 wait_tracing() {
 	local i
 	for i in $(seq 1 100); do
-		grep -q 'tracing, Ctrl-C to stop' "$2" && return 0
+		grep -qs 'tracing, Ctrl-C to stop' "$2" && return 0
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1
 	done
@@ -217,6 +217,7 @@ cp "$BENCH" "$TMP/$OWN"
 # detaches each BPF link it held, whatever else on the box uses BPF
 top_detaches() {
 	local where=$1 pid rc links during left
+	rm -f "$TMP/top.err"	# the last top's "tracing" line must not count
 	"$PTSCOPE" top -i 0.5 >"$TMP/top.out" 2>"$TMP/top.err" &
 	pid=$!
 	if ! wait_tracing $pid "$TMP/top.err"; then
@@ -255,6 +256,7 @@ top_detaches ""
 beside_other_ptscope top_detaches " beside a second ptscope"
 
 # top --json -d: one JSON object per interval, ends by itself
+rm -f "$TMP/top.err"
 "$PTSCOPE" top --json -i 0.5 -d 1.5 -c "$OWN" >"$TMP/top.json" 2>"$TMP/top.err" &
 pid=$!
 if wait_tracing $pid "$TMP/top.err"; then
