@@ -210,7 +210,7 @@ static void stat_text(FILE *out, struct stat_state *st, json_object *root,
 	report_selfcheck_text(out, &s->rep, &st->totals, &st->kc_total);
 	procs_text(out, &st->totals);
 	report_cgroups_text(out, &s->rep, &st->totals, (int)st->totals.nr_cgroups,
-			    false);
+			    false, 0);
 	if (st->nr_runs > 1 &&
 	    runs_text(out, root, st->nr_runs,
 		      opts->cmd_argv ? "run" : "window") == -ENOMEM)

@@ -244,50 +244,40 @@ enum top_col {
 
 /*
  * The process table's columns.  On a narrow terminal the lowest @keep
- * goes first: fallbacks, in-place resizes, PUD-class calls, the two
- * fault sizes, the mean latency, PTE, PMD, then all calls; PID and COMM
- * always stay.  The others keep their order, so a row never wraps.
+ * goes first: fallbacks, PUD-class calls, the two fault sizes, the mean
+ * latency, PTE, PMD, in-place resizes (most of a realloc loop's calls),
+ * then all calls; PID and COMM always stay.  The others keep their
+ * order, so a row never wraps.
  */
 static const struct top_col_spec {
 	const char *head;	/* NULL: the fault columns name their size */
 	int width;		/* negative: left-aligned */
 	int keep;
 } top_cols[NR_COLS] = {
-	[COL_PID] = { "PID", 7, 100 },
-	[COL_COMM] = { "COMM", -16, 100 },
+	[COL_PID] = { "PID", 7, REPORT_KEEP_ALWAYS },
+	[COL_COMM] = { "COMM", -16, REPORT_KEEP_ALWAYS },
 	[COL_MREMAP] = { "MREMAP", 7, 9 },
-	[COL_PUD] = { "PUD", 5, 3 },
-	[COL_PMD] = { "PMD", 5, 8 },
-	[COL_PTE] = { "PTE", 6, 7 },
-	[COL_INPLACE] = { "INPLACE", 8, 2 },
-	[COL_LAT] = { "MEAN-LAT", 9, 6 },
-	[COL_F64K] = { NULL, 7, 5 },
-	[COL_FPMD] = { NULL, 7, 4 },
+	[COL_PUD] = { "PUD", 5, 2 },
+	[COL_PMD] = { "PMD", 5, 7 },
+	[COL_PTE] = { "PTE", 6, 6 },
+	[COL_INPLACE] = { "INPLACE", 8, 8 },
+	[COL_LAT] = { "MEAN-LAT", 9, 5 },
+	[COL_F64K] = { NULL, 7, 4 },
+	[COL_FPMD] = { NULL, 7, 3 },
 	[COL_FALLBACK] = { "F-FALLBK", 8, 1 },
 };
 
 /* which columns fit in @width; returns how many were dropped */
 static int fit_columns(int width, bool shown[NR_COLS])
 {
-	int used = -1, dropped = 0, low, c;
+	int widths[NR_COLS], keep[NR_COLS], c;
 
 	for (c = 0; c < NR_COLS; c++) {
 		shown[c] = true;
-		used += 1 + abs(top_cols[c].width);
+		widths[c] = top_cols[c].width;
+		keep[c] = top_cols[c].keep;
 	}
-	while (used > width) {
-		low = -1;
-		for (c = 0; c < NR_COLS; c++)
-			if (shown[c] && top_cols[c].keep < 100 &&
-			    (low < 0 || top_cols[c].keep < top_cols[low].keep))
-				low = c;
-		if (low < 0)
-			break;
-		shown[low] = false;
-		used -= 1 + abs(top_cols[low].width);
-		dropped++;
-	}
-	return dropped;
+	return report_fit_columns(NR_COLS, widths, keep, shown, width);
 }
 
 static const char *col_head(char *buf, size_t len, enum top_col col,
@@ -421,7 +411,7 @@ static void render_text(FILE *out, const struct top_frame *f)
 	top_totals(out, f);
 	hist_line(out, "mremap latency", &all);
 	top_table(out, f);
-	report_cgroups_text(out, &f->s->rep, f->d, f->rows, true);
+	report_cgroups_text(out, &f->s->rep, f->d, f->rows, true, f->width);
 }
 
 /* the errno of a failed write to @out since it was opened, else 0 */

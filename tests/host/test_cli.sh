@@ -250,7 +250,7 @@ top_detaches() {
 		not_ok "top$where: no screen control codes off a tty: top printed nothing"
 	fi
 	check_eq "top$where: saw the bench's pmd moves" 4 \
-		"$(awk -v own="$OWN" '$2 == own { s += $5 } END { print s + 0 }' "$TMP/top.out")"
+		"$(top_column "$TMP/top.out" "$OWN" PMD)"
 }
 top_detaches ""
 beside_other_ptscope top_detaches " beside a second ptscope"
