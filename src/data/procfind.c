@@ -56,39 +56,67 @@ static int cmp_pids(const void *a, const void *b)
 	return (pa > pb) - (pa < pb);
 }
 
-int proc_find_comm(const char *root, const char *comm, pid_t **pids,
-		   size_t *nr)
+/* the pids found, with the state of the walk that finds them */
+struct pid_list {
+	pid_t *pids;
+	size_t nr, cap;
+	const char *comm;	/* proc_find_comm(): the name asked for */
+};
+
+/* @visit for each process under @root, until it returns an error */
+static int proc_each(const char *root,
+		     int (*visit)(const char *root, pid_t pid, void *ctx),
+		     void *ctx)
 {
-	char name[64];
 	struct dirent *de;
-	size_t cap = 0;
 	pid_t pid;
 	int err = 0;
-	DIR *dir;
+	DIR *dir = opendir(root);
 
-	*pids = NULL;
-	*nr = 0;
-	dir = opendir(root);
 	if (!dir)
 		return -errno;
 	while (!err && (de = readdir(dir))) {
 		pid = entry_pid(de->d_name);
-		/* a process that exits meanwhile is no match */
-		if (pid <= 0 || proc_comm(root, pid, name, sizeof(name)))
-			continue;
-		if (!strcmp(name, comm))
-			err = append_pid(pids, nr, &cap, pid);
+		if (pid > 0)
+			err = visit(root, pid, ctx);
 	}
 	closedir(dir);
+	return err;
+}
+
+/* @l's pids, ascending, as *@pids and *@nr; none after an error @err */
+static int pid_list_done(struct pid_list *l, int err, pid_t **pids,
+			 size_t *nr)
+{
 	if (err) {
-		free(*pids);
-		*pids = NULL;
-		*nr = 0;
-		return err;
+		free(l->pids);
+		l->pids = NULL;
+		l->nr = 0;
+	} else if (l->nr) {
+		qsort(l->pids, l->nr, sizeof(*l->pids), cmp_pids);
 	}
-	if (*nr)
-		qsort(*pids, *nr, sizeof(**pids), cmp_pids);
-	return 0;
+	*pids = l->pids;
+	*nr = l->nr;
+	return err;
+}
+
+static int add_if_named(const char *root, pid_t pid, void *ctx)
+{
+	struct pid_list *l = ctx;
+	char name[64];
+
+	/* a process that exits meanwhile is no match */
+	if (proc_comm(root, pid, name, sizeof(name)) || strcmp(name, l->comm))
+		return 0;
+	return append_pid(&l->pids, &l->nr, &l->cap, pid);
+}
+
+int proc_find_comm(const char *root, const char *comm, pid_t **pids,
+		   size_t *nr)
+{
+	struct pid_list l = { .comm = comm };
+
+	return pid_list_done(&l, proc_each(root, add_if_named, &l), pids, nr);
 }
 
 /*
@@ -114,29 +142,15 @@ static pid_t proc_ppid(const char *root, pid_t pid)
 	return (pid_t)ppid;
 }
 
-/* every process under @root, each followed by its parent: pid, ppid, ... */
-static int proc_parents(const char *root, pid_t **pairs, size_t *nr)
+/* @pid, then its parent: the pairs proc_find_descendants() walks */
+static int add_with_parent(const char *root, pid_t pid, void *ctx)
 {
-	struct dirent *de;
-	size_t cap = 0;
-	pid_t pid;
-	int err = 0;
-	DIR *dir;
+	struct pid_list *l = ctx;
+	int err = append_pid(&l->pids, &l->nr, &l->cap, pid);
 
-	*pairs = NULL;
-	*nr = 0;
-	dir = opendir(root);
-	if (!dir)
-		return -errno;
-	while (!err && (de = readdir(dir))) {
-		pid = entry_pid(de->d_name);
-		if (pid <= 0)
-			continue;
-		err = append_pid(pairs, nr, &cap, pid);
-		if (!err)
-			err = append_pid(pairs, nr, &cap, proc_ppid(root, pid));
-	}
-	closedir(dir);
+	if (!err)
+		err = append_pid(&l->pids, &l->nr, &l->cap,
+				 proc_ppid(root, pid));
 	return err;
 }
 
@@ -153,34 +167,27 @@ static bool has_pid(const pid_t *pids, size_t nr, pid_t pid)
 int proc_find_descendants(const char *root, pid_t pid, pid_t **pids,
 			  size_t *nr)
 {
-	size_t nr_pairs, cap = 0, i;
+	struct pid_list all = {}, found = {};
+	pid_t *pair;
 	bool more = true;
-	pid_t *pairs;
+	size_t i;
 	int err;
 
-	*pids = NULL;
-	*nr = 0;
-	err = proc_parents(root, &pairs, &nr_pairs);
+	err = proc_each(root, add_with_parent, &all);
 	/* each round takes the children of the last: as deep as the tree */
 	while (!err && more) {
 		more = false;
-		for (i = 0; !err && i < nr_pairs; i += 2) {
-			if (!pairs[i + 1] || (pairs[i + 1] != pid &&
-					      !has_pid(*pids, *nr, pairs[i + 1])))
+		for (i = 0; !err && i < all.nr; i += 2) {
+			pair = &all.pids[i];
+			if (!pair[1] || (pair[1] != pid &&
+					 !has_pid(found.pids, found.nr, pair[1])))
 				continue;
-			err = append_pid(pids, nr, &cap, pairs[i]);
-			pairs[i + 1] = 0;	/* taken */
+			err = append_pid(&found.pids, &found.nr, &found.cap,
+					 pair[0]);
+			pair[1] = 0;	/* taken */
 			more = true;
 		}
 	}
-	free(pairs);
-	if (err) {
-		free(*pids);
-		*pids = NULL;
-		*nr = 0;
-		return err;
-	}
-	if (*nr)
-		qsort(*pids, *nr, sizeof(**pids), cmp_pids);
-	return 0;
+	free(all.pids);
+	return pid_list_done(&found, err, pids, nr);
 }

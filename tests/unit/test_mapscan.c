@@ -480,19 +480,28 @@ static void test_kpf_folio(void **state)
 	kpf_release(&r);
 }
 
-/* a directory laid out like /proc */
-static void put_comm(const char *root, const char *pid, const char *comm)
+/* a directory laid out like /proc: ROOT/PID/@name holding @text */
+static void put_proc_file(const char *root, const char *pid,
+			  const char *name, const char *text)
 {
 	char path[256];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", root, pid);
 	assert_int_equal(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/%s/comm", root, pid);
+	snprintf(path, sizeof(path), "%s/%s/%s", root, pid, name);
 	f = fopen(path, "w");
 	assert_non_null(f);
-	fprintf(f, "%s\n", comm);
+	fputs(text, f);
 	fclose(f);
+}
+
+static void put_comm(const char *root, const char *pid, const char *comm)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%s\n", comm);
+	put_proc_file(root, pid, "comm", text);
 }
 
 static void test_proc_find_comm(void **state)
@@ -524,33 +533,26 @@ static void test_proc_find_comm(void **state)
 /* /proc/PID/stat of a fake tree: a comm with ") 1 (" tries the parser */
 static void put_stat(const char *root, const char *pid, const char *ppid)
 {
-	char path[256];
-	FILE *f;
+	char text[128];
 
-	snprintf(path, sizeof(path), "%s/%s", root, pid);
-	assert_int_equal(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/%s/stat", root, pid);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "%s (w) 1 (x) S %s 1 1 0 -1\n", pid, ppid);
-	fclose(f);
+	snprintf(text, sizeof(text), "%s (w) 1 (x) S %s 1 1 0 -1\n", pid, ppid);
+	put_proc_file(root, pid, "stat", text);
 }
 
 /* 10 -> 11 -> 13 -> 14, 10 -> 12; 20 -> 21 is another tree */
 static void test_proc_find_descendants(void **state)
 {
+	static const char *const tree[][2] = {	/* pid, parent */
+		{ "10", "1" }, { "14", "13" }, { "11", "10" }, { "12", "10" },
+		{ "13", "11" }, { "20", "1" }, { "21", "20" },
+	};
 	char root[] = "/tmp/ptscope-proc.XXXXXX", cmd[300];
 	pid_t *pids;
-	size_t nr;
+	size_t nr, i;
 
 	assert_non_null(mkdtemp(root));
-	put_stat(root, "10", "1");
-	put_stat(root, "14", "13");
-	put_stat(root, "11", "10");
-	put_stat(root, "12", "10");
-	put_stat(root, "13", "11");
-	put_stat(root, "20", "1");
-	put_stat(root, "21", "20");
+	for (i = 0; i < sizeof(tree) / sizeof(tree[0]); i++)
+		put_stat(root, tree[i][0], tree[i][1]);
 	assert_int_equal(proc_find_descendants(root, 10, &pids, &nr), 0);
 	assert_int_equal(nr, 4);
 	assert_int_equal(pids[0], 11);
