@@ -48,7 +48,7 @@ for args in "stat -o $TMP/no/x.json -- touch $TMP/ran" "stat -o $TMP -- touch $T
 	# shellcheck disable=SC2086 # $args: the command and its options
 	timeout 30 "$PTSCOPE" $args >/dev/null 2>"$TMP/err"
 	check_eq "${args%% -- *}: exit 2 at once, the path and why, nothing run" \
-		"2 1 no" "$? $(grep -c "^ptscope: -o $TMP[^ ]*: .*; nothing was run" "$TMP/err") $([ -e "$TMP/ran" ] && echo yes || echo no)"
+		"2 1 no" "$? $(grep -c "^ptscope: -o ${TMP}[^ ]*: .*; nothing was run" "$TMP/err") $([ -e "$TMP/ran" ] && echo yes || echo no)"
 done
 # the check truncates nothing: a run that fails before its report (no
 # such process) leaves an existing -o file as it was
