@@ -6,8 +6,10 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <bpf/libbpf.h>
 #include "views/options.h"
+#include "views/report.h"
 #include "views/signals.h"
 #include "views/views.h"
 
@@ -24,6 +26,19 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, args);
 }
 
+/* -o FILE: 0 when it can be written, else 1 after saying why */
+static int check_output(const char *path)
+{
+	int err = report_check_output(path);
+
+	if (!err)
+		return 0;
+	fprintf(stderr, "ptscope: -o %s: %s; nothing was run: give -o a "
+		"file that can be written\n", path,
+		strerror(-err));
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct pts_options opts;
@@ -33,6 +48,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptscope: %s\n", err);
 		return 2;
 	}
+	/* like perf: a report that cannot be written stops it before it runs */
+	if (opts.output && check_output(opts.output))
+		return 2;
 	options_notes(&opts, stderr);
 	libbpf_debug = opts.libbpf_debug;
 	libbpf_set_print(libbpf_print);

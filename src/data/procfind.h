@@ -16,5 +16,12 @@ int proc_comm(const char *root, pid_t pid, char *buf, size_t len);
  */
 int proc_find_comm(const char *root, const char *comm, pid_t **pids,
 		   size_t *nr);
+/*
+ * The processes descended from @pid (its children, theirs, ...; ascending,
+ * @pid not among them): 0 and *@pids (malloc'ed, NULL when none) and
+ * *@nr, or -errno.
+ */
+int proc_find_descendants(const char *root, pid_t pid, pid_t **pids,
+			  size_t *nr);
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * A "ptscope stat --json" recording, as diff reads it: checked, then each
  * run flattened into named values (raw counters and per-operation ratios
- * such as mremap.pte.latency_mean_ns).  Version 1 recordings hold one run
+ * such as mremap.pte.latency_mean).  Version 1 recordings hold one run
  * (their totals); version 2 keeps every run of --repeat in "runs";
  * version 3 times the machine's reference around each of them.  Pure
  * functions over json-c objects.

@@ -209,7 +209,7 @@ static size_t run_times(const struct recording *rec, double *run,
 	for (r = 0; r < rec->nr_runs; r++) {
 		secs = rec_run_find(&rec->runs[r], "run.seconds");
 		calls = rec_run_find(&rec->runs[r], "mremap.calls");
-		lat = rec_run_find(&rec->runs[r], "mremap.latency_mean_ns");
+		lat = rec_run_find(&rec->runs[r], "mremap.latency_mean");
 		if (!secs || !calls)
 			return 0;	/* mremap not traced: nothing to tell */
 		run[n] = secs->value;

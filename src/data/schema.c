@@ -64,8 +64,11 @@ const struct pts_field pts_fields[] = {
 	{ S(SEC_MREMAP), "old_bytes", PTS_FIELD_COUNTER, PTS_LABEL_CLASS,
 	  PTS_UNIT_BYTES, PTS_C_MREMAP_OLD_BYTES,
 	  .prom = "ptscope_mremap_bytes_total",
-	  .prom_help = "Bytes of the old mapping (old_len) of mremap calls by "
-		"class.",
+	  .prom_help = "Bytes of the old mapping (old_len) mremap calls asked "
+		"to resize, summed by class, in place and failed calls too: "
+		"not bytes moved (ptscope_mremap_moved_bytes_total) nor new "
+		"lengths (ptscope_mremap_new_bytes_total); the name stays for "
+		"the dashboards that use it.",
 	  /* a length asked for, summed: in place it moves nothing */
 	  .title = "old bytes", .diff = "old_bytes", .not_in_text = true },
 	{ S(SEC_MREMAP), "new_bytes", PTS_FIELD_COUNTER, PTS_LABEL_CLASS,
@@ -85,7 +88,7 @@ const struct pts_field pts_fields[] = {
 	  PTS_UNIT_NS, PTS_H_MREMAP_NS,
 	  .prom = "ptscope_mremap_duration_seconds",
 	  .prom_help = "mremap syscall duration by class (log2 buckets).",
-	  .title = "mean lat", .diff = "latency_mean_ns", .json_total = true },
+	  .title = "mean lat", .diff = "latency_mean", .json_total = true },
 	/* MREMAP_DONTUNMAP (5.7): tables moved, the source VMA kept (empty) */
 	{ S(SEC_MREMAP), "dontunmap_calls", PTS_FIELD_COUNTER, PTS_LABEL_NONE,
 	  PTS_UNIT_COUNT, PTS_C_MREMAP_DONTUNMAP,
@@ -132,7 +135,7 @@ const struct pts_field pts_fields[] = {
 	  PTS_UNIT_NS, PTS_H_MPT_NS,
 	  .prom = "ptscope_move_page_tables_duration_seconds",
 	  .prom_help = "move_page_tables() duration (log2 buckets).",
-	  .title = "latency", .diff = "latency_mean_ns", .diff_sum = "time_ns" },
+	  .title = "latency", .diff = "latency_mean", .diff_sum = "time_total" },
 
 	/* page-table levels inside move_page_tables() */
 	{ S(SEC_LEVELS), "pud_moved", PTS_FIELD_COUNTER, PTS_LABEL_NONE,
@@ -238,7 +241,7 @@ const struct pts_field pts_fields[] = {
 	  .prom = "ptscope_vm_normal_folio_duration_seconds",
 	  .prom_help = "vm_normal_folio() duration inside move_page_tables() "
 		"(log2 buckets).",
-	  .title = "latency", .diff = "latency_mean_ns", .diff_sum = "time_ns" },
+	  .title = "latency", .diff = "latency_mean", .diff_sum = "time_total" },
 
 	/*
 	 * Anonymous faults by folio order.  Order 0, the huge zero page and
@@ -276,7 +279,7 @@ const struct pts_field pts_fields[] = {
 	  .prom = "ptscope_hugepage_fault_duration_seconds",
 	  .prom_help = "Anonymous page fault duration by the order of the folio "
 		"it mapped (log2 buckets).",
-	  .title = "mean lat", .diff = "latency_mean_ns" },
+	  .title = "mean lat", .diff = "latency_mean" },
 
 	/* khugepaged, system-wide: no process to charge it to */
 	{ S(SEC_COLLAPSE), "", PTS_FIELD_COUNTER, PTS_LABEL_RESULT,
@@ -326,7 +329,7 @@ const size_t pts_nr_fields = ARRAY_SIZE(pts_fields);
 
 /*
  * Ratios diff derives; "%s" stands for a label part (".pmd", ".order9").
- * ns_per_pte charges all of move_page_tables' time to the PTEs it moved
+ * time_per_pte charges all of move_page_tables' time to the PTEs it moved
  * (the exec stack move is in the time but not in the count: a small bias
  * on short runs).
  */
@@ -337,7 +340,7 @@ const struct pts_derived pts_derived[] = {
 	  .den = "mremap%s.calls", .scale = 1, .label = PTS_LABEL_CLASS },
 	{ .name = "levels.ptes_per_extent", .num = "levels.ptes",
 	  .den = "levels.pte_extents", .scale = 1 },
-	{ .name = "levels.ns_per_pte", .num = "move_page_tables.time_ns",
+	{ .name = "levels.time_per_pte", .num = "move_page_tables.time_total",
 	  .den = "levels.ptes", .scale = 1 },
 	{ .name = "levels.ptes_per_batch", .num = "levels.ptes",
 	  .den = "levels.pte_batches", .scale = 1 },

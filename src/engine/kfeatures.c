@@ -397,8 +397,9 @@ static int check_proto(const struct pts_kfeatures *kf, const struct pts_req *req
 	case PTS_REQ_NARGS:
 		if (btf_vlen(proto) == req->nargs)
 			return 0;
-		snprintf(why, len, "%s takes %d arguments here, not %d",
-			 req->name, btf_vlen(proto), req->nargs);
+		snprintf(why, len, "%s takes %d argument%s here, not %d",
+			 req->name, btf_vlen(proto),
+			 btf_vlen(proto) == 1 ? "" : "s", req->nargs);
 		return -EINVAL;
 	case PTS_REQ_ARG0_STRUCT:
 		arg0 = arg0_struct(kf, proto);

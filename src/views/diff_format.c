@@ -511,6 +511,9 @@ json_object *diff_row_json(const struct diff_row *row)
 			       json_object_new_string(kind_name[row->kind]));
 	json_object_object_add(obj, "base", diff_json_number(row->val[DIFF_BASE]));
 	json_object_object_add(obj, "new", diff_json_number(row->val[DIFF_NEW]));
+	/* the names leave it out: the text prints each value in its own unit */
+	json_object_object_add(obj, "unit",
+			       json_object_new_string(rec_unit_name(row->unit)));
 	/* null when base is 0: the change is "new" or "gone", not a number */
 	change_json(obj, "", pct ? row->change_pct : NAN, row->ci_low_pct,
 		    row->ci_high_pct, row->p);

@@ -72,10 +72,17 @@ static int scan_failed(pid_t pid, int err)
 		fprintf(stderr, "ptscope: /proc/%d/pagemap shows no page frames: "
 			"they are for CAP_SYS_ADMIN only; run ptscope maps as "
 			"root\n", (int)pid);
-	else if (err == -EACCES)
+	else if (err == -EACCES && geteuid() != 0)
 		fprintf(stderr, "ptscope: cannot open /proc/%d/smaps or pagemap: "
 			"%s; run ptscope maps as root, with ptrace access to the "
 			"process (kernel.yama.ptrace_scope)\n", (int)pid,
+			strerror(-err));
+	else if (err == -EACCES)
+		fprintf(stderr, "ptscope: cannot open /proc/%d/smaps or pagemap: "
+			"%s, even as root: the kernel refuses ptrace read access "
+			"to that process (kernel.yama.ptrace_scope 3, an LSM, or a "
+			"sandbox or container that owns it); run ptscope where it "
+			"may read the process, or pick another\n", (int)pid,
 			strerror(-err));
 	else if (err == -EINVAL)
 		fprintf(stderr, "ptscope: /proc/%d/smaps is not laid out as "

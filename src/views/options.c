@@ -66,7 +66,7 @@ static const struct cmd_spec cmd_specs[] = {
 	  "       ptscope stat [OPTIONS] -p PID [-d S]",
 	  "  ptscope stat -- stress-ng --bigheap 1 -t 5\n"
 	  "  ptscope stat --repeat 5 --json -o base.json -- ./workload\n"
-	  "  ptscope stat -p 1234 -d 10           # a running process, 10 s\n" },
+	  "  ptscope stat -p 1234 -d 10           # it and its children, 10 s\n" },
 	{ "probe", PTS_CMD_PROBE, NULL,
 	  "what this kernel offers and which path each metric uses",
 	  "ptscope probe [OPTIONS]",
@@ -190,7 +190,8 @@ struct opt_spec {
 static const struct opt_spec opt_specs[] = {
 	{ .name = "pid", .val = 'p', .arg = "PID",
 	  .cmds = CMDS_TRACING | CMD(PTS_CMD_MAPS),
-	  .help = "only this process (tgid); stat: trace it instead of "
+	  .help = "only this process (tgid); stat: trace it and its "
+		  "children (those it has and those it forks) instead of "
 		  "running a command" },
 	{ .name = "comm", .val = 'c', .arg = "COMM",
 	  .cmds = CMDS_TRACING | CMD(PTS_CMD_MAPS),
@@ -252,8 +253,9 @@ static const struct opt_spec opt_specs[] = {
 	{ .name = "json", .val = 'j', .cmds = CMDS_REPORTING,
 	  .help = "JSON output" },
 	{ .name = "output", .val = 'o', .arg = "FILE", .cmds = CMDS_REPORTING,
-	  .help = "write the report to FILE instead of stdout (stat: instead "
-		  "of stderr, and a FILE ending in .json means --json)" },
+	  .help = "write the report to FILE, not to stdout (stat: not to "
+		  "stderr; a FILE ending in .json means --json); a FILE that "
+		  "cannot be written stops ptscope before it runs anything" },
 	{ .name = "mode", .val = OPT_MODE, .arg = "MODE",
 	  .cmds = CMDS_TRACING | CMD(PTS_CMD_PROBE),
 	  .help = "attach paths to use:", .choices = mode_choices,

@@ -37,6 +37,15 @@ int report_wrap(FILE *out, int col, int indent, const char *text);
  */
 void report_table_cells(FILE *out, int n, const bool shown[],
 			const int width[], const char *const text[]);
+/* a column report_fit_columns() never drops */
+#define REPORT_KEEP_ALWAYS	100
+/*
+ * Drop columns of a table of @n (those @shown) until its cells fit in
+ * @room columns: the lowest @keep first, never REPORT_KEEP_ALWAYS; the
+ * others keep their order.  Returns how many it dropped.
+ */
+int report_fit_columns(int n, const int width[], const int keep[],
+		       bool shown[], int room);
 void report_metric_line(FILE *out, const struct pts_report *rep);
 void report_snapshot_text(FILE *out, const struct pts_report *rep,
 			  const struct pts_snapshot *snap, bool hists);
@@ -59,7 +68,10 @@ void report_sort_cgroups(struct pts_snapshot *s, enum pts_sort key);
  * the tracer keeps no per-cgroup rows.
  */
 void report_cgroups_text(FILE *out, const struct pts_report *rep,
-			 const struct pts_snapshot *s, int rows, bool active);
+			 const struct pts_snapshot *s, int rows, bool active,
+			 int width);
+/* 0 when -o @path can be opened for writing, else -errno; it stays as it was */
+int report_check_output(const char *path);
 /* @path opened for writing, stdout when NULL; NULL after saying why */
 FILE *report_open(const char *path);
 /* the same, @fallback (stderr: stat's report) when @path is NULL */

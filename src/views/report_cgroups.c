@@ -88,22 +88,24 @@ static const struct cg_col {
 	const char *key;
 	const char *head;	/* NULL: "F-" and the folio's size */
 	int width;
+	int keep;		/* on a narrow terminal the lowest goes first */
 	enum cg_pick pick;
 	unsigned int label;	/* CG_LABEL: which value */
 	bool if_present;
 } cg_cols[] = {
-	{ "mremap", "calls", "MREMAP", 7, .pick = CG_SUM },
-	{ "mremap", "calls", "PUD", 5, .label = PTS_MREMAP_PUD },
-	{ "mremap", "calls", "PMD", 5, .label = PTS_MREMAP_PMD },
-	{ "mremap", "calls", "PTE", 6, .label = PTS_MREMAP_PTE },
-	{ "mremap", "calls", "INPLACE", 8, .label = PTS_MREMAP_INPLACE },
-	{ "mremap", "calls", "MEAN-LAT", 9, .pick = CG_MEAN_NS },
-	{ "hugepage_faults", "alloc", NULL, 7, .pick = CG_ORDER_64K },
-	{ "hugepage_faults", "alloc", NULL, 7, .pick = CG_ORDER_PMD },
-	{ "hugepage_faults", "fallback", "F-FALLBK", 8, .pick = CG_SUM },
-	{ "mremap_levels", "pud_moved", "PUD-MV", 7, .if_present = true },
-	{ "mremap_levels", "pmd_moved", "PMD-MV", 7, .if_present = true },
-	{ "mremap_levels", "huge_pmd_moved", "HPMD-MV", 7, .if_present = true },
+	{ "mremap", "calls", "MREMAP", 7, REPORT_KEEP_ALWAYS, .pick = CG_SUM },
+	{ "mremap", "calls", "PUD", 5, 2, .label = PTS_MREMAP_PUD },
+	{ "mremap", "calls", "PMD", 5, 7, .label = PTS_MREMAP_PMD },
+	{ "mremap", "calls", "PTE", 6, 6, .label = PTS_MREMAP_PTE },
+	{ "mremap", "calls", "INPLACE", 8, 8, .label = PTS_MREMAP_INPLACE },
+	{ "mremap", "calls", "MEAN-LAT", 9, 5, .pick = CG_MEAN_NS },
+	{ "hugepage_faults", "alloc", NULL, 7, 4, .pick = CG_ORDER_64K },
+	{ "hugepage_faults", "alloc", NULL, 7, 3, .pick = CG_ORDER_PMD },
+	{ "hugepage_faults", "fallback", "F-FALLBK", 8, 1, .pick = CG_SUM },
+	{ "mremap_levels", "pud_moved", "PUD-MV", 7, 0, .if_present = true },
+	{ "mremap_levels", "pmd_moved", "PMD-MV", 7, 0, .if_present = true },
+	{ "mremap_levels", "huge_pmd_moved", "HPMD-MV", 7, 0,
+	  .if_present = true },
 };
 #define NR_CG_COLS	(sizeof(cg_cols) / sizeof(cg_cols[0]))
 
@@ -184,17 +186,28 @@ static const char *col_cell(char *buf, size_t len, const struct cg_col *col,
 	return buf;
 }
 
-/* the shown columns' @text, then the cgroup's @name two spaces on */
+/*
+ * The shown columns' @text, then the cgroup's @name two spaces on; a name
+ * longer than @room (0: any length) keeps its end, the cgroup itself
+ */
 static void table_line(FILE *out, const bool shown[NR_CG_COLS],
-		       const char *const text[NR_CG_COLS], const char *name)
+		       const char *const text[NR_CG_COLS], const char *name,
+		       int room)
 {
 	int width[NR_CG_COLS];
-	size_t i;
+	size_t i, len = strlen(name);
 
 	for (i = 0; i < NR_CG_COLS; i++)
 		width[i] = cg_cols[i].width;
 	report_table_cells(out, NR_CG_COLS, shown, width, text);
-	fprintf(out, "  %s\n", name);
+	if (room <= 3 || len <= (size_t)room) {
+		fprintf(out, "  %s\n", name);
+		return;
+	}
+	name += len - (size_t)(room - 3);
+	while ((*name & 0xc0) == 0x80)	/* not inside a UTF-8 character */
+		name++;
+	fprintf(out, "  ...%s\n", name);
 }
 
 static void table_head(FILE *out, const struct pts_report *rep,
@@ -207,33 +220,105 @@ static void table_head(FILE *out, const struct pts_report *rep,
 	for (i = 0; i < NR_CG_COLS; i++)
 		text[i] = col_head(buf[i], sizeof(buf[i]), &cg_cols[i],
 				   rep->page_size);
-	table_line(out, shown, text, "CGROUP");
+	table_line(out, shown, text, "CGROUP", 0);
+}
+
+/* the name of @e's row, escaped: its path, id, or namespace/pod/container */
+static const char *row_name(char *buf, size_t len,
+			    const struct pts_cgroup_entry *e)
+{
+	char kube[CGROUP_PATH_SHOWN], id[32];
+
+	return fmt_escape(buf, len, e->kube ?
+			  kube_label(kube, sizeof(kube), e->kube) :
+			  cgroup_label(id, sizeof(id), e->path, e->id));
 }
 
 static void table_row(FILE *out, const struct pts_report *rep,
 		      const struct pts_cgroup_entry *e,
-		      const bool shown[NR_CG_COLS])
+		      const bool shown[NR_CG_COLS], int room)
 {
-	char buf[NR_CG_COLS][CELL_LEN], id[32];
-	char path[FMT_ESCAPED_LEN(CGROUP_PATH_SHOWN)];
-	char kube[CGROUP_PATH_SHOWN];
+	char buf[NR_CG_COLS][CELL_LEN];
+	char name[FMT_ESCAPED_LEN(CGROUP_PATH_SHOWN)];
 	const char *text[NR_CG_COLS];
 	size_t i;
 
 	for (i = 0; i < NR_CG_COLS; i++)
 		text[i] = col_cell(buf[i], sizeof(buf[i]), &cg_cols[i],
 				   &e->stats, rep->page_size);
-	table_line(out, shown, text,
-		   fmt_escape(path, sizeof(path), e->kube ?
-			      kube_label(kube, sizeof(kube), e->kube) :
-			      cgroup_label(id, sizeof(id), e->path, e->id)));
+	table_line(out, shown, text, row_name(name, sizeof(name), e), room);
+}
+
+/* a row of the table: top (@active) shows only cgroups that did something */
+static bool row_drawn(const struct pts_cgroup_entry *e, bool active)
+{
+	/* the removed cgroups' row only once it holds something */
+	if (!active && e->id != PTS_CGROUP_REMOVED_ID)
+		return true;
+	return cgroup_total_mremap(&e->stats) || cgroup_total_faults(&e->stats);
+}
+
+/* the longest name of the first @rows rows drawn */
+static int longest_name(const struct pts_snapshot *s, int rows, bool active)
+{
+	char name[FMT_ESCAPED_LEN(CGROUP_PATH_SHOWN)];
+	int drawn = 0, len, longest = (int)strlen("CGROUP");
+	size_t i;
+
+	for (i = 0; i < s->nr_cgroups && drawn < rows; i++) {
+		if (!row_drawn(&s->cgroups[i], active))
+			continue;
+		len = (int)strlen(row_name(name, sizeof(name), &s->cgroups[i]));
+		if (len > longest)
+			longest = len;
+		drawn++;
+	}
+	return longest;
+}
+
+/*
+ * On @width columns the names come first, up to half the line: columns
+ * go, the lowest keep first, until the longest name fits in that, and
+ * those gone are named; the name's room, what is left (0: no limit)
+ */
+static int fit_names(FILE *out, const struct pts_report *rep,
+		     bool shown[NR_CG_COLS], int width, int longest)
+{
+	int widths[NR_CG_COLS], keep[NR_CG_COLS], used = -1;
+	bool had[NR_CG_COLS];
+	char head[CELL_LEN];
+	size_t i;
+
+	if (width <= 0)
+		return 0;
+	if (longest > width / 2)
+		longest = width / 2;
+	for (i = 0; i < NR_CG_COLS; i++) {
+		widths[i] = cg_cols[i].width;
+		keep[i] = cg_cols[i].keep;
+		had[i] = shown[i];
+	}
+	if (report_fit_columns(NR_CG_COLS, widths, keep, shown,
+			       width - 2 - longest)) {
+		fprintf(out, "hidden at %d columns:", width);
+		for (i = 0; i < NR_CG_COLS; i++)
+			if (had[i] && !shown[i])
+				fprintf(out, " %s", col_head(head, sizeof(head),
+							     &cg_cols[i],
+							     rep->page_size));
+		fputc('\n', out);
+	}
+	for (i = 0; i < NR_CG_COLS; i++)
+		used += shown[i] ? 1 + widths[i] : 0;
+	return width - used - 2;
 }
 
 void report_cgroups_text(FILE *out, const struct pts_report *rep,
-			 const struct pts_snapshot *s, int rows, bool active)
+			 const struct pts_snapshot *s, int rows, bool active,
+			 int width)
 {
 	bool shown[NR_CG_COLS], levels;
-	int drawn = 0;
+	int drawn = 0, room;
 	size_t i;
 
 	if (!s->has_cgroups)
@@ -242,14 +327,12 @@ void report_cgroups_text(FILE *out, const struct pts_report *rep,
 	fprintf(out, "\nper cgroup v2: mremap calls per alignment class, "
 		"hugepage faults per size (F-*)%s\n",
 		levels ? ", page-table entries moved (*-MV)" : "");
+	room = fit_names(out, rep, shown, width, longest_name(s, rows, active));
 	table_head(out, rep, shown);
 	for (i = 0; i < s->nr_cgroups && drawn < rows; i++) {
-		/* the removed cgroups' row only once it holds something */
-		if ((active || s->cgroups[i].id == PTS_CGROUP_REMOVED_ID) &&
-		    !cgroup_total_mremap(&s->cgroups[i].stats) &&
-		    !cgroup_total_faults(&s->cgroups[i].stats))
+		if (!row_drawn(&s->cgroups[i], active))
 			continue;
-		table_row(out, rep, &s->cgroups[i], shown);
+		table_row(out, rep, &s->cgroups[i], shown, room);
 		drawn++;
 	}
 }

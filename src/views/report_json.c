@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "data/cgroup_rank.h"
 #include "data/format.h"
 #include "data/hist.h"
@@ -499,6 +501,26 @@ json_object *report_snapshot_json(const struct pts_report *rep,
 	if (snap->has_cgroups)
 		json_object_object_add(root, "cgroups", cgroups_json(&sc, snap));
 	return root;
+}
+
+/*
+ * -o @path can be written: opened (created if need be, not truncated)
+ * and closed again; a file this made is removed, the report makes it
+ * at the end.  0, or -errno.
+ */
+int report_check_output(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	bool made = fd >= 0;
+
+	if (!made && errno == EEXIST)
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	if (made)
+		unlink(path);
+	return 0;
 }
 
 FILE *report_open(const char *path)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Plain-text rendering of metric status and snapshots (stat, top). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "data/format.h"
 #include "data/hist.h"
@@ -28,6 +29,28 @@ void report_table_cells(FILE *out, int n, const bool shown[],
 		fprintf(out, "%s%*s", sep, width[c], text[c]);
 		sep = " ";
 	}
+}
+
+int report_fit_columns(int n, const int width[], const int keep[],
+		       bool shown[], int room)
+{
+	int used = -1, dropped = 0, low, c;
+
+	for (c = 0; c < n; c++)
+		used += shown[c] ? 1 + abs(width[c]) : 0;
+	while (used > room) {
+		low = -1;
+		for (c = 0; c < n; c++)
+			if (shown[c] && keep[c] < REPORT_KEEP_ALWAYS &&
+			    (low < 0 || keep[c] < keep[low]))
+				low = c;
+		if (low < 0)
+			break;
+		shown[low] = false;
+		used -= 1 + abs(width[low]);
+		dropped++;
+	}
+	return dropped;
 }
 
 #define REPORT_MAX_REASONS	(PTS_MAX_METRICS * PTS_MAX_CANDS)

@@ -139,29 +139,85 @@ static void report_refusals(const struct pts_engine *eng)
 	}
 }
 
+#define LOCKDOWN_FILE	"/sys/kernel/security/lockdown"
+#define CAP_BIT(c)	(1ull << (c))
+/* CAP_PERFMON (38) and CAP_BPF (39), linux/capability.h */
+#define BPF_TRACE_CAPS	(CAP_BIT(38) | CAP_BIT(39))
+
+/* this process's effective capabilities, from /proc/self/status; 0 unknown */
+static unsigned long long effective_caps(void)
+{
+	unsigned long long caps = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps;
+}
+
+/* the lockdown line, where the kernel has the file, with its setting */
+static void eperm_lockdown(void)
+{
+	char mode[128];
+	FILE *f = fopen(LOCKDOWN_FILE, "r");
+
+	if (!f)
+		return;		/* no lockdown LSM here: not the cause */
+	if (!fgets(mode, sizeof(mode), f))
+		mode[0] = '\0';
+	fclose(f);
+	mode[strcspn(mode, "\n")] = '\0';
+	fprintf(stderr, "  kernel lockdown: %s says %s ([none] allows BPF "
+		"tracing)\n", LOCKDOWN_FILE, mode);
+}
+
+static bool attached_any(const struct pts_engine *eng)
+{
+	int i;
+
+	for (i = 0; i < eng->nr_choices; i++)
+		if (eng->choices[i].chosen >= 0)
+			return true;
+	return false;
+}
+
 /*
  * Once per run, however many programs it hit: EPERM from bpf() is a
- * policy, not a bug in the program, and the policy has a few homes.
+ * policy, not a bug in the program, and the policy has a few homes; only
+ * those that can be the cause here are listed.  Where other paths took
+ * the metrics it is a note, not an alarm.
  */
 static void explain_eperm(const struct pts_engine *eng)
 {
 	unsigned int kinds = engine_refused_kinds(eng, -EPERM);
+	bool fell_back = attached_any(eng);
 	int k, n = 0;
 
 	if (!kinds)
 		return;
-	fprintf(stderr, "ptscope: the kernel refused BPF programs (");
+	fprintf(stderr, "ptscope: %sthe kernel refused BPF programs (",
+		fell_back ? "note: " : "");
 	for (k = 0; k < PTS_PATH_KINDS; k++)
 		if (kinds & (1u << k))
 			fprintf(stderr, "%s%s", n++ ? ", " : "", path_kind_name(k));
-	fprintf(stderr, ") with EPERM. Check:\n"
-		"  kernel lockdown: cat /sys/kernel/security/lockdown ([none] "
-		"allows BPF tracing)\n"
-		"  privileges: root, or CAP_BPF and CAP_PERFMON (and "
-		"CAP_SYS_ADMIN for tracefs)\n"
-		"  a sandbox, container seccomp profile or LSM (SELinux, "
-		"AppArmor, BPF LSM) denying bpf()\n"
-		"  sysctl kernel.unprivileged_bpf_disabled when not root\n");
+	fprintf(stderr, ") with EPERM%s\n", fell_back ?
+		"; each\n  metric took its next path (the table says which). "
+		"What can refuse them:" : ". Check:");
+	eperm_lockdown();
+	if ((effective_caps() & BPF_TRACE_CAPS) != BPF_TRACE_CAPS)
+		fprintf(stderr, "  privileges: root, or CAP_BPF and CAP_PERFMON "
+			"(and CAP_SYS_ADMIN for tracefs); this process lacks "
+			"some\n");
+	fprintf(stderr, "  a sandbox, container seccomp profile or LSM (SELinux, "
+		"AppArmor, BPF LSM) denying bpf()\n");
+	if (geteuid() != 0)
+		fprintf(stderr, "  sysctl kernel.unprivileged_bpf_disabled when "
+			"not root\n");
 }
 
 bool view_taxes_syscalls(const struct pts_choice *ch)
@@ -215,7 +271,7 @@ int view_syscall_tax_note(const struct pts_engine *eng, char *buf, size_t len)
  * top and export run for long: say that the box pays for them (probe
  * reports it, stat runs one command, snoop is a short look)
  */
-static void note_syscall_tax(const struct pts_engine *eng)
+void view_syscall_tax_say(const struct pts_engine *eng)
 {
 	char note[1024];
 	int col;
@@ -254,7 +310,7 @@ static void report_start(const struct pts_tracer *t,
 			"is not served (for measuring overhead)\n",
 			opts->parts_arg);
 	if (!ret && (opts->cmd == PTS_CMD_TOP || opts->cmd == PTS_CMD_EXPORT))
-		note_syscall_tax(&t->eng);
+		view_syscall_tax_say(&t->eng);
 }
 
 void view_warn_comm_unmatched(const struct pts_options *opts,
@@ -302,7 +358,8 @@ int view_tracer_start(struct pts_tracer *t, const struct pts_options *opts,
 {
 	struct pts_cgroup_target cgroup = { .fd = -1 };
 	struct pts_tracer_params p = {
-		.pid = opts->pid,
+		/* following a process tree: the traced map, not one tgid */
+		.pid = follow_fork ? 0 : opts->pid,
 		.comm = opts->comm,
 		.mode = opts->mode,
 		.opt_in = opts->opt_in,

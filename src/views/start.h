@@ -30,6 +30,8 @@ bool view_taxes_syscalls(const struct pts_choice *ch);
  */
 int view_syscall_tax_note(const struct pts_engine *eng, char *buf,
 			  size_t len);
+/* that note on stderr, "ptscope: note: ...", if any (top says it again) */
+void view_syscall_tax_say(const struct pts_engine *eng);
 /*
  * At the end of a run with -c: warn on stderr when @snap (the whole run's
  * totals) has no process row, so the name matched nothing.

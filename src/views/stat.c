@@ -3,7 +3,8 @@
  * ptscope stat -- CMD: trace CMD and its children, summarize at exit;
  * --repeat N runs it N times under one attach, reading the counters
  * between runs.  ptscope stat -p PID -d S: one window (or N) of a process
- * that is already running, like "perf stat -p PID sleep S".
+ * that is already running and of its children, those it has and those it
+ * forks, as stat -- CMD follows its command's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,25 +23,84 @@
 #include "views/stat_report.h"
 #include "views/views.h"
 
+/* the characters a shell word can have unquoted */
+#define SHELL_PLAIN	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
+			"0123456789_@%+=:,./-"
+
+/*
+ * @arg as a shell reads it back: as it is, or in '' with ' as '"'"' (no
+ * backslash, which the report's escaping would double)
+ */
+static void shell_word(FILE *f, const char *arg)
+{
+	const char *p;
+
+	if (*arg && strspn(arg, SHELL_PLAIN) == strlen(arg)) {
+		fputs(arg, f);
+		return;
+	}
+	fputc('\'', f);
+	for (p = arg; *p; p++)
+		if (*p == '\'')
+			fputs("'\"'\"'", f);
+		else
+			fputc(*p, f);
+	fputc('\'', f);
+}
+
+/* the command line as one could type it again: sh -c 'kill -9 $$' */
 static void cmdline(char *buf, size_t len, char **argv)
 {
-	size_t used = 0;
+	FILE *f = fmemopen(buf, len, "w");
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; argv[i] && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s", i ? " " : "",
-				 argv[i]);
+	if (!f)
+		return;
+	for (i = 0; argv[i]; i++) {
+		if (i)
+			fputc(' ', f);
+		shell_word(f, argv[i]);
+	}
+	fclose(f);
+	buf[len - 1] = '\0';	/* cut short: fmemopen left no room for it */
 }
 
-/* "pid 123 (stress-ng)": what a window of -p watched */
+/* "pid 123 (stress-ng) and its children": what a window of -p watched */
 static void pid_name(char *buf, size_t len, pid_t pid)
 {
 	char comm[64];
 
 	if (proc_comm(PROC_ROOT, pid, comm, sizeof(comm)) || !comm[0])
 		snprintf(comm, sizeof(comm), "?");
-	snprintf(buf, len, "pid %d (%s)", pid, comm);
+	snprintf(buf, len, "pid %d (%s) and its children", pid, comm);
+}
+
+/*
+ * -p PID: the process and its children, as for a command: those forked
+ * from now on by the BPF fork hook, those it has already from /proc,
+ * read after the hook follows PID so that none falls in between
+ */
+static int stat_follow_pid(struct pts_tracer *s, pid_t pid)
+{
+	pid_t *pids;
+	size_t nr, i;
+	int err;
+
+	err = tracer_trace_pid(s, pid);
+	if (!err)
+		err = proc_find_descendants(PROC_ROOT, pid, &pids, &nr);
+	if (err)
+		goto fail;
+	for (i = 0; !err && i < nr; i++)
+		err = tracer_trace_pid(s, pids[i]);
+	free(pids);
+	if (!err)
+		return 0;
+fail:
+	fprintf(stderr, "ptscope: cannot trace pid %d and its children: %s\n",
+		pid, strerror(-err));
+	return 1;
 }
 
 static bool had_tgid(const struct pts_snapshot *snap, __u32 tgid)
@@ -250,10 +310,15 @@ int view_stat(const struct pts_options *opts)
 		cmdline(st.cmd, sizeof(st.cmd), opts->cmd_argv);
 	else
 		pid_name(st.cmd, sizeof(st.cmd), opts->pid);
-	ret = view_tracer_start(&st.s, opts, opts->cmd_argv != NULL);
+	ret = view_tracer_start(&st.s, opts, true);
 	if (ret) {
 		free(st.runs);
 		return ret;
+	}
+	if (!opts->cmd_argv && stat_follow_pid(&st.s, opts->pid)) {
+		tracer_stop(&st.s);
+		free(st.runs);
+		return 1;
 	}
 	ret = stat_runs(&st, opts);
 	if (!ret && st.nr_runs < st.want_runs)

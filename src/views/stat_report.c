@@ -91,6 +91,13 @@ static json_object *summary_json(const struct stat_state *st,
 			       json_object_new_double(total_seconds(st)));
 	json_object_object_add(run, "repeat",
 			       json_object_new_int64((int64_t)st->nr_runs));
+	/* Ctrl-C (or the pid's exit) ended it before the runs asked for */
+	if (st->nr_runs < st->want_runs) {
+		json_object_object_add(run, "partial",
+				       json_object_new_boolean(true));
+		json_object_object_add(run, "repeat_asked",
+				       json_object_new_int64((int64_t)st->want_runs));
+	}
 	return run;
 }
 
@@ -215,14 +222,15 @@ out:
 	return ret;
 }
 
-/* "ptscope stat: 'CMD' exited 0 after 1.2 s", "..., 5 runs, exit 0, ..." */
+/* "ptscope stat: CMD exited 0 after 1.2 s", "..., 5 runs, exit 0, ..." */
 static void stat_title(FILE *out, struct stat_state *st,
 		       const struct pts_options *opts)
 {
 	const char *unit = opts->cmd_argv ? "run" : "window";
 	char safe[FMT_ESCAPED_LEN(sizeof(st->cmd))];
 
-	fprintf(out, "\nptscope stat: '%s'", fmt_escape(safe, sizeof(safe), st->cmd));
+	/* the command is shell-quoted already (stat.c), pid N (comm) too */
+	fprintf(out, "ptscope stat: %s", fmt_escape(safe, sizeof(safe), st->cmd));
 	if (opts->cmd_argv && st->nr_runs == 1)
 		fprintf(out, " exited %d after %.3f s", st->runs[0].exit_status,
 			st->runs[0].seconds);
@@ -246,7 +254,7 @@ static void stat_text(FILE *out, struct stat_state *st, json_object *root,
 	report_selfcheck_text(out, &s->rep, &st->totals, &st->kc_total);
 	procs_text(out, &st->totals);
 	report_cgroups_text(out, &s->rep, &st->totals, (int)st->totals.nr_cgroups,
-			    false);
+			    false, 0);
 	if (st->nr_runs > 1 &&
 	    runs_text(out, root, st->nr_runs,
 		      opts->cmd_argv ? "run" : "window") == -ENOMEM)
@@ -260,9 +268,18 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
+/* the report to @out, opened for @path (NULL: stderr); 0 or 1 */
+static int stat_write(FILE *out, const char *path, struct stat_state *st,
+		      json_object *root, const struct pts_options *opts)
+{
+	if (opts->json || (opts->output && ends_with(opts->output, ".json")))
+		return report_write_json_to(root, out, path);
+	stat_text(out, st, root, opts);
+	return report_close(out, path);
+}
+
 int stat_report(struct stat_state *st, const struct pts_options *opts)
 {
-	bool json = opts->json || (opts->output && ends_with(opts->output, ".json"));
 	json_object *root;
 	FILE *out;
 	int ret;
@@ -270,15 +287,12 @@ int stat_report(struct stat_state *st, const struct pts_options *opts)
 	report_sort_cgroups(&st->totals, PTS_SORT_ACTIVITY);
 	root = recording_json(st, opts);
 	out = report_open_or(opts->output, stderr);
-	if (!out) {
-		json_object_put(root);
-		return 1;
-	}
-	if (json) {
-		ret = report_write_json_to(root, out, opts->output);
-	} else {
-		stat_text(out, st, root, opts);
-		ret = report_close(out, opts->output);
+	ret = out ? stat_write(out, opts->output, st, root, opts) : 1;
+	/* -o was writable at the start: the run's results are not lost now */
+	if (ret && opts->output) {
+		fprintf(stderr, "ptscope: the report follows on standard error "
+			"instead\n");
+		stat_write(stderr, NULL, st, root, opts);
 	}
 	json_object_put(root);
 	return ret;

@@ -97,6 +97,7 @@ static __u64 section_total(const char *section, const struct pts_snapshot *s)
 struct top_frame {
 	struct pts_tracer *s;
 	struct pts_snapshot *d;
+	bool taxed;		/* on syscall tracepoints, and on a terminal */
 	int rows;		/* process and cgroup rows at most */
 	int width;		/* columns of the output */
 	double span;		/* seconds the frame was meant to cover */
@@ -160,6 +161,40 @@ static void top_header(FILE *out, const struct top_frame *f)
 }
 
 /*
+ * On a terminal the screen covers the note said at the start: the cost of
+ * syscall tracepoints stays in every frame, below the header, in one
+ * short line (the whole note again after the last screen)
+ */
+static void cost_line(FILE *out, const struct top_frame *f)
+{
+	char text[80];
+
+	if (!f->taxed)
+		return;
+	snprintf(text, sizeof(text), "cost: every syscall +%d ns (syscall "
+		 "tracepoints)", PTS_SYSCALL_TAX_NS);
+	print_wrapped(out, text, f->width);
+}
+
+/* the lines cost_line() takes at the frame's width */
+static int cost_rows(const struct top_frame *f)
+{
+	char *text = NULL, *p;
+	size_t len = 0;
+	int rows = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return 0;
+	cost_line(mem, f);
+	fclose(mem);
+	for (p = text; *p; p++)
+		rows += *p == '\n';
+	free(text);
+	return rows;
+}
+
+/*
  * Rates per second first, then the counts of this frame "per N s": with
  * -i 2 a count is twice its rate, and both say which they are.
  */
@@ -209,50 +244,40 @@ enum top_col {
 
 /*
  * The process table's columns.  On a narrow terminal the lowest @keep
- * goes first: fallbacks, in-place resizes, PUD-class calls, the two
- * fault sizes, the mean latency, PTE, PMD, then all calls; PID and COMM
- * always stay.  The others keep their order, so a row never wraps.
+ * goes first: fallbacks, PUD-class calls, the two fault sizes, the mean
+ * latency, PTE, PMD, in-place resizes (most of a realloc loop's calls),
+ * then all calls; PID and COMM always stay.  The others keep their
+ * order, so a row never wraps.
  */
 static const struct top_col_spec {
 	const char *head;	/* NULL: the fault columns name their size */
 	int width;		/* negative: left-aligned */
 	int keep;
 } top_cols[NR_COLS] = {
-	[COL_PID] = { "PID", 7, 100 },
-	[COL_COMM] = { "COMM", -16, 100 },
+	[COL_PID] = { "PID", 7, REPORT_KEEP_ALWAYS },
+	[COL_COMM] = { "COMM", -16, REPORT_KEEP_ALWAYS },
 	[COL_MREMAP] = { "MREMAP", 7, 9 },
-	[COL_PUD] = { "PUD", 5, 3 },
-	[COL_PMD] = { "PMD", 5, 8 },
-	[COL_PTE] = { "PTE", 6, 7 },
-	[COL_INPLACE] = { "INPLACE", 8, 2 },
-	[COL_LAT] = { "MEAN-LAT", 9, 6 },
-	[COL_F64K] = { NULL, 7, 5 },
-	[COL_FPMD] = { NULL, 7, 4 },
+	[COL_PUD] = { "PUD", 5, 2 },
+	[COL_PMD] = { "PMD", 5, 7 },
+	[COL_PTE] = { "PTE", 6, 6 },
+	[COL_INPLACE] = { "INPLACE", 8, 8 },
+	[COL_LAT] = { "MEAN-LAT", 9, 5 },
+	[COL_F64K] = { NULL, 7, 4 },
+	[COL_FPMD] = { NULL, 7, 3 },
 	[COL_FALLBACK] = { "F-FALLBK", 8, 1 },
 };
 
 /* which columns fit in @width; returns how many were dropped */
 static int fit_columns(int width, bool shown[NR_COLS])
 {
-	int used = -1, dropped = 0, low, c;
+	int widths[NR_COLS], keep[NR_COLS], c;
 
 	for (c = 0; c < NR_COLS; c++) {
 		shown[c] = true;
-		used += 1 + abs(top_cols[c].width);
+		widths[c] = top_cols[c].width;
+		keep[c] = top_cols[c].keep;
 	}
-	while (used > width) {
-		low = -1;
-		for (c = 0; c < NR_COLS; c++)
-			if (shown[c] && top_cols[c].keep < 100 &&
-			    (low < 0 || top_cols[c].keep < top_cols[low].keep))
-				low = c;
-		if (low < 0)
-			break;
-		shown[low] = false;
-		used -= 1 + abs(top_cols[low].width);
-		dropped++;
-	}
-	return dropped;
+	return report_fit_columns(NR_COLS, widths, keep, shown, width);
 }
 
 static const char *col_head(char *buf, size_t len, enum top_col col,
@@ -382,10 +407,11 @@ static void render_text(FILE *out, const struct top_frame *f)
 	for (c = 0; c < PTS_MREMAP_CLASSES; c++)
 		hist_merge(&all, &f->d->hists.h[PTS_H_MREMAP_NS + c]);
 	top_header(out, f);
+	cost_line(out, f);
 	top_totals(out, f);
 	hist_line(out, "mremap latency", &all);
 	top_table(out, f);
-	report_cgroups_text(out, &f->s->rep, f->d, f->rows, true);
+	report_cgroups_text(out, &f->s->rep, f->d, f->rows, true, f->width);
 }
 
 /* the errno of a failed write to @out since it was opened, else 0 */
@@ -475,6 +501,7 @@ static int render_tty(FILE *out, struct top_frame *f, bool help)
 
 	if (help)
 		return help_screen(out, f->width);
+	fit -= cost_rows(f);
 	if (f->d->has_cgroups)	/* two tables share what is left */
 		fit = (fit - 3) / 2;
 	if (fit < f->rows)
@@ -596,11 +623,15 @@ static int top_loop(struct pts_tracer *s, struct pts_exporter *ex, FILE *out,
 	struct top_keys keys = { .on = keys_on };
 	struct top_frame frame = { .s = s };
 	double stop_at, next, begin;
+	char note[1024];
 	bool partial = false;
 	int ret = 0;
 
 	if (tracer_read(s, &prev))
 		goto read_failed;
+	if (!opts->json && isatty(fileno(out)))
+		frame.taxed = view_syscall_tax_note(&s->eng, note,
+						    sizeof(note)) > 0;
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop%s\n",
 		keys.on ? " (or q; h: keys)" : "");
 	next = prev.mono_s;
@@ -675,6 +706,9 @@ int view_top(const struct pts_options *opts)
 		else
 			ret = top_loop(&s, ex, out, keys, &werr);
 		term_keys_end();
+		/* below the last screen, which covered the note of the start */
+		if (!opts->json && isatty(fileno(out)))
+			view_syscall_tax_say(&s.eng);
 		ret = top_close(out, opts->output, werr) || ret;
 	}
 	view_serve_stop(&s, ex);

@@ -27,6 +27,22 @@ static uint64_t bytes_of(double value)
 	return (uint64_t)value;
 }
 
+static const char *const unit_names[] = {
+	[REC_UNIT_COUNT] = "count",
+	[REC_UNIT_BYTES] = "bytes",
+	[REC_UNIT_NS] = "ns",
+	[REC_UNIT_SECONDS] = "s",
+	[REC_UNIT_PER_SEC] = "per_s",
+	[REC_UNIT_PCT] = "pct",
+};
+
+const char *rec_unit_name(enum rec_unit unit)
+{
+	if ((size_t)unit < sizeof(unit_names) / sizeof(unit_names[0]))
+		return unit_names[unit];
+	return "count";
+}
+
 const char *fmt_value(char *buf, size_t len, double value, enum rec_unit unit)
 {
 	switch (unit) {

@@ -12,5 +12,7 @@ const char *fmt_value(char *buf, size_t len, double value, enum rec_unit unit);
 /* "167.0 us ± 8.1%" over runs with a spread, else the mean alone */
 const char *fmt_mean_sd(char *buf, size_t len, const struct stats_summary *s,
 			enum rec_unit unit);
+/* what diff --json's "base" and "new" are in: "ns", "bytes", "count", ... */
+const char *rec_unit_name(enum rec_unit unit);
 
 #endif

@@ -236,6 +236,33 @@ top_json_around() {
 	TOP=
 }
 
+# top_column FILE COMM HEAD: the column HEAD of top's plain process
+# tables in FILE summed over the rows of COMM; columns are found by their
+# heads, since a narrow terminal drops some
+top_column() {
+	awk -v comm="$2" -v head="$3" '
+		$1 == "PID" && $2 == "COMM" { col = 0; for (i = 1; i <= NF; i++) if ($i == head) col = i; next }
+		col && $2 == comm { s += $col }
+		END { print s + 0 }' "$1"
+}
+
+# beside_other_ptscope FN [ARGS...]: FN ARGS once more while a second
+# ptscope (an exporter, as on a monitored box) holds BPF links, maps and
+# programs of its own; a not ok when it does not start
+beside_other_ptscope() {
+	local other err=$TMP/other.err
+	"$PTSCOPE" export -d 600 --listen "127.0.0.1:$(free_port)" \
+		>/dev/null 2>"$err" &
+	other=$!
+	if wait_for 60 tracing "$err"; then
+		"$@"
+	else
+		not_ok "a second ptscope beside $1 did not start: $(head -c 300 "$err")"
+	fi
+	kill -INT $other 2>/dev/null
+	wait $other 2>/dev/null
+}
+
 require_root() {
 	if [ "$(id -u)" -ne 0 ]; then
 		not_ok "live tests need root"

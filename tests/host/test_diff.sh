@@ -97,11 +97,11 @@ fi
 check_eq "stat --repeat 3 text: the command's stdout holds no report" 0 \
 	"$(grep -c 'ptscope stat' "$TMP/text.out")"
 check_eq "stat --repeat 3 text: on stderr, 3 runs" 1 \
-	"$(grep -c "^ptscope stat: '.*', 3 runs, exit 0" "$TMP/text.err")"
+	"$(grep -c "^ptscope stat: .*, 3 runs, exit 0" "$TMP/text.err")"
 check_eq "stat --repeat 3 text: PMD moves 2 in every run" 1 \
 	"$(grep -cE '^  mremap\.pmd\.calls +2  \(every run\)$' "$TMP/text.err")"
 check_eq "stat --repeat 3 text: latency mean ± spread, min – max" 1 \
-	"$(grep -cE '^  mremap\.pmd\.latency_mean_ns +[0-9.]+ [mun]?s ± [0-9.]+%  \(.* – .*\)$' "$TMP/text.err")"
+	"$(grep -cE '^  mremap\.pmd\.latency_mean +[0-9.]+ [mun]?s ± [0-9.]+%  \(.* – .*\)$' "$TMP/text.err")"
 check_eq "stat --repeat 3 text: the machine's reference over the runs" 1 \
 	"$(grep -cE "^  reference_ns \(the machine's own speed\) +[0-9.]+ [mun]?s( ± [0-9.]+%)?  \(" "$TMP/text.err")"
 
@@ -122,8 +122,11 @@ kill -INT "$spid"
 wait "$spid"
 check_eq "stat --repeat 5, Ctrl-C in run 1: exit as the command (130), 1 of 5 runs said" \
 	"130 1" "$? $(grep -c '^ptscope: stopped after 1 of 5 runs' "$TMP/cut.err")"
-check_eq "stat --repeat 5, Ctrl-C in run 1: the recording holds that run" "1 130" \
-	"$(json "$TMP/cut.json" "'%d %d' % (len(d['runs']), d['runs'][0]['exit_status'])")"
+check_eq "stat --repeat 5, Ctrl-C in run 1: the recording holds that run, marked partial, 5 asked" \
+	"1 130 True 5" \
+	"$(json "$TMP/cut.json" "'%d %d %s %d' % (len(d['runs']), d['runs'][0]['exit_status'], d['run'].get('partial'), d['run'].get('repeat_asked', 0))")"
+check_eq "stat -o NAME.json, all runs done: not marked partial" None \
+	"$(json "$TMP/implied.json" "d['run'].get('partial')")"
 
 # ---- the same command twice: no significant change ----
 # Recorded as one --repeat 10, its runs dealt out to two recordings in
@@ -148,7 +151,7 @@ if [ -s "$TMP/same_0.json" ] &&
 	check_eq "same command twice (5 runs each, interleaved): verdict, nothing changed" \
 		"True []" "$(json "$TMP/same.json" "'%s %s' % (d['verdict'] in ('no significant change', 'unreliable'), [r['name'] for r in d['changed']])")"
 	check_eq "same command twice: the latency was tested by Welch's t-test" "welch False" \
-		"$(row "$TMP/same.json" mremap.pte.latency_mean_ns test changed)"
+		"$(row "$TMP/same.json" mremap.pte.latency_mean test changed)"
 	check_eq "same command twice: the machine's reference compared, on the machine: line" \
 		"True 1" "$(json "$TMP/same.json" "d['reference']['base_present'] and d['reference']['new_present']") $(grep -c '^  machine: reference ' "$TMP/same.txt")"
 	check_eq "same command twice: 40 calls in every run, exact" "40 40 exact False" \
@@ -158,7 +161,7 @@ if [ -s "$TMP/same_0.json" ] &&
 	check_eq "same command twice: --fail-on-change exits 0" 0 \
 		"$(fail_on_change_rc "$TMP/same_0.json" "$TMP/same_1.json")"
 	echo "# $(sed -n 2p "$TMP/same.txt")"
-	echo "# latency: $(row "$TMP/same.json" mremap.pte.latency_mean_ns base new change ci_low_pct ci_high_pct p_adjusted)"
+	echo "# latency: $(row "$TMP/same.json" mremap.pte.latency_mean base new change ci_low_pct ci_high_pct p_adjusted)"
 else
 	not_ok "same command twice: no recordings"
 fi
@@ -206,19 +209,21 @@ if stat_rep "$TMP/small.json" 8 "${move[@]/4M/64K}" --count 40 &&
 	if [ "$(json "$TMP/ch.json" "d['reference']['state'].startswith('unreliable')")" = True ]; then
 		check_eq "64K vs 64M moves: reference unreliable ($(json "$TMP/ch.json" "d['reference']['unreliable']")): the latency not compared, listed" \
 			"True False 1" \
-			"$(row "$TMP/ch.json" mremap.pte.latency_mean_ns unreliable changed) $(sed -n '/^times not compared/,/^$/p' "$TMP/ch.txt" | grep -c '^  mremap\.pte\.latency_mean_ns +')"
+			"$(row "$TMP/ch.json" mremap.pte.latency_mean unreliable changed) $(sed -n '/^times not compared/,/^$/p' "$TMP/ch.txt" | grep -c '^  mremap\.pte\.latency_mean +')"
 	else
 		check_eq "64K vs 64M moves: the latency is a change, by Welch's t-test, as measured and relative to the machine" \
 			"welch True True True True" \
-			"$(json "$TMP/ch.json" "' '.join(str(x) for r in d['changed'] if r['name'] == 'mremap.pte.latency_mean_ns' for x in (r['test'], r['ci_low_pct'] > 2, r['p_adjusted'] < 0.05, r['raw_changed'], r['relative_changed']))")"
+			"$(json "$TMP/ch.json" "' '.join(str(x) for r in d['changed'] if r['name'] == 'mremap.pte.latency_mean' for x in (r['test'], r['ci_low_pct'] > 2, r['p_adjusted'] < 0.05, r['raw_changed'], r['relative_changed']))")"
 		check_eq "64K vs 64M moves: the latency among the times that changed" 1 \
-			"$(sed -n '/^why:/,$p' "$TMP/ch.txt" | grep -cE '^  mremap\.pte\.latency_mean_ns \+[0-9.]+% \[\+[0-9.]+%, \+[0-9.]+%\] p=')"
+			"$(sed -n '/^why:/,$p' "$TMP/ch.txt" | grep -cE '^  mremap\.pte\.latency_mean \+[0-9.]+% \[\+[0-9.]+%, \+[0-9.]+%\] p=')"
 		check_eq "64K vs 64M moves: explained by the bytes per call, named first" 1 \
 			"$(grep -cE '^  with them: mremap\.pte\.bytes_per_call 64.0 KiB -> 64.0 MiB, ' "$TMP/ch.txt")"
 	fi
 	check_eq "64K vs 64M moves: bytes per call 64 KiB -> 64 MiB, exact" \
-		"65536 67108864 exact True" \
-		"$(row "$TMP/ch.json" mremap.pte.bytes_per_call base new test changed)"
+		"65536 67108864 exact True bytes" \
+		"$(row "$TMP/ch.json" mremap.pte.bytes_per_call base new test changed unit)"
+	check_eq "64K vs 64M moves: the mean latency's unit is ns in JSON" ns \
+		"$(row "$TMP/ch.json" mremap.pte.latency_mean unit)"
 	check_eq "64K vs 64M moves: calls unchanged" "40 40 False" \
 		"$(row "$TMP/ch.json" mremap.pte.calls base new changed)"
 	check_eq "64K vs 64M moves: text leads with the count of changes" \

@@ -377,5 +377,16 @@ if command -v setpriv >/dev/null; then
 else
 	not_ok "maps as nobody: no setpriv to drop root with"
 fi
+# pid 1 as root: read, or (a sandbox's init) refused even to root, which
+# is then said, not "run as root"
+if head -c 1 /proc/1/smaps >/dev/null 2>&1; then
+	"$PTSCOPE" maps -p 1 >/dev/null 2>"$TMP/err"
+	check_eq "maps -p 1 as root, smaps readable: exit 0" 0 "$?"
+else
+	expect_exit "maps -p 1 as root, smaps refused even to root" 1 \
+		"Permission denied, even as root" "$PTSCOPE" maps -p 1
+	check_eq "maps -p 1 as root: not told to run as root" 0 \
+		"$(grep -c 'run ptscope maps as root' "$TMP/err")"
+fi
 
 tap_finish

@@ -17,6 +17,15 @@ expect_rc() {
 printf 'echo not run\n' >"$TMP/noexec"
 chmod 0644 "$TMP/noexec"
 expect_rc "stat -- sh -c 'exit 3'" 3 stat -- sh -c 'exit 3'
+# the report names the command as a shell reads it back, and starts
+# with its title, not a blank line
+check_eq "stat -- sh -c 'exit 3': the first line of the report quotes the command" \
+	"ptscope stat: sh -c 'exit 3' exited 3" \
+	"$(grep -v '^ptscope: ' "$TMP/rc.err" | head -n 1 | sed 's/ after .*//')"
+expect_rc "stat -- echo \"it's\"" 0 stat -- echo "it's"
+check_eq "stat: a ' in an argument quoted as '\"'\"'" \
+	"ptscope stat: echo 'it'\"'\"'s' exited 0" \
+	"$(grep -m1 '^ptscope stat: ' "$TMP/rc.err" | sed 's/ after .*//')"
 expect_rc "stat -- true" 0 stat -- true
 expect_rc "stat --json -- false" 1 stat --json -- false
 expect_rc "stat -- command killed by SIGTERM" 143 stat -- sh -c 'kill -TERM $$'
@@ -47,6 +56,17 @@ expect_write_error() {
 # every writer reports a full disk, never exits 0 on a truncated report
 expect_write_error "stat -o /dev/full" /dev/full stat -o /dev/full -- true
 expect_write_error "stat --json -o /dev/full" /dev/full stat --json -o /dev/full -- true
+# -o could be opened at the start but the write failed: the report is
+# not lost, it follows on stderr (the bench's 3 pmd moves in it)
+"$PTSCOPE" stat -o /dev/full -- "$BENCH" mremap --size 2M --align pmd \
+	--count 3 >/dev/null 2>"$TMP/wr.err"
+check_eq "stat -o /dev/full: exit 1, the report on stderr with the bench's 3 moves" \
+	"1 1 3" "$? $(grep -c '^ptscope: the report follows on standard error instead$' "$TMP/wr.err") $(awk '$2 == "ptscope-bench" { print $3 }' "$TMP/wr.err")"
+"$PTSCOPE" stat --json -o /dev/full -- "$BENCH" mremap --size 2M --align pmd \
+	--count 3 >/dev/null 2>"$TMP/wr.err"
+check_eq "stat --json -o /dev/full: exit 1, the recording on stderr with the 3 moves" \
+	"1 3" "$? $(sed -n '/^{/,$p' "$TMP/wr.err" | python3 -c 'import json, sys
+print(json.load(sys.stdin)["counters"]["mremap"]["classes"]["pmd"]["calls"])')"
 # stat reports on stderr: a full one is exit 1 (its message has nowhere to go)
 "$PTSCOPE" stat -- true 2>/dev/full
 check_eq "stat 2>/dev/full: the report not written, exit 1" 1 "$?"
@@ -124,10 +144,13 @@ wait
 # A process names itself with ESC, BEL and a C1 CSI (UTF-8 0xc2 0x9b),
 # then mremaps (Python's mmap.resize): its comm must reach no terminal raw.
 cat >"$TMP/evil.py" <<'PY'
-import ctypes, mmap, time
+import ctypes, mmap, sys, time
 name = b"\x1b[31mX\x07\xc2\x9b2J"
 ctypes.CDLL(None).prctl(15, ctypes.c_char_p(name), 0, 0, 0)	# PR_SET_NAME
-time.sleep(1.5)
+if len(sys.argv) > 1:
+    open(sys.argv[1]).readline()	# until the tracer is there
+else:
+    time.sleep(1.5)
 m = mmap.mmap(-1, 1 << 20)
 m.resize(2 << 20)	# mremap
 PY
@@ -150,20 +173,33 @@ check_escaped() {
 check_escaped "stat text" "$TMP/evil.stat" "$ESCAPED"
 "$PTSCOPE" stat --json -o "$TMP/evil.json" -- python3 "$TMP/evil.py" 2>&1
 check_escaped "stat --json" "$TMP/evil.json" "$JSON_ESCAPED"
-for mode in text json; do
-	flag=
-	[ $mode = json ] && flag=--json
-	"$PTSCOPE" snoop $flag -d 4 >"$TMP/evil.snoop" 2>"$TMP/snoop.err" &
-	snoop=$!
-	wait_tracing
-	python3 "$TMP/evil.py"
-	wait $snoop
-	if [ $mode = json ]; then
-		check_escaped "snoop --json" "$TMP/evil.snoop" "$JSON_ESCAPED"
-	else
-		check_escaped "snoop text" "$TMP/evil.snoop" "$ESCAPED"
-	fi
-done
+# snoop_escapes WHERE: snoop -p of the evil process alone (other work on
+# the box is not its events), text and JSON; the process waits on a FIFO
+# until snoop traces
+snoop_escapes() {
+	local where=$1 mode flag evil snoop
+	for mode in text json; do
+		flag=
+		[ $mode = json ] && flag=--json
+		rm -f "$TMP/evil.go" "$TMP/snoop.err"
+		mkfifo "$TMP/evil.go"
+		python3 "$TMP/evil.py" "$TMP/evil.go" &
+		evil=$!
+		"$PTSCOPE" snoop $flag -d 4 -p $evil >"$TMP/evil.snoop" 2>"$TMP/snoop.err" &
+		snoop=$!
+		wait_tracing
+		echo go >"$TMP/evil.go"
+		wait $evil
+		wait $snoop
+		if [ $mode = json ]; then
+			check_escaped "snoop --json$where" "$TMP/evil.snoop" "$JSON_ESCAPED"
+		else
+			check_escaped "snoop text$where" "$TMP/evil.snoop" "$ESCAPED"
+		fi
+	done
+}
+snoop_escapes ""
+beside_other_ptscope snoop_escapes " beside a second ptscope"
 
 # a recording's strings, command and counter names, come from anywhere
 python3 - "$TMP/evil.json" "$TMP/evil2.json" <<'PY'

@@ -97,6 +97,22 @@ else
 	fi
 fi
 
+# the .deb's description names every command --help lists
+if [ -x build/ptscope ]; then
+	missing=
+	for cmd in $(build/ptscope --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]\+\) .*/\1/p'); do
+		sed -n '/^Description:/,/^$/p' debian/control | grep -qw "$cmd" ||
+			missing="$missing $cmd"
+	done
+	if [ -z "$missing" ]; then
+		ok "debian/control: the description names every command of --help"
+	else
+		not_ok "debian/control: the description leaves out:$missing"
+	fi
+else
+	not_ok "no build/ptscope to list the commands of (make all)"
+fi
+
 # the samples, renumbered into this plan
 before=$tap_n
 while IFS= read -r line; do

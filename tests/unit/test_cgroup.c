@@ -506,29 +506,39 @@ static void test_rows_match_schema(void **state)
 							 "calls")));
 }
 
-/* the per-cgroup table of @snap as top (@active) or stat draws it */
+/*
+ * the per-cgroup table of @snap as top (@active) or stat draws it, on
+ * @width columns (0: no limit)
+ */
 static char *cgroup_table(const struct pts_report *rep,
 			  const struct pts_snapshot *snap, int rows,
-			  bool active)
+			  bool active, int width)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 
 	assert_non_null(out);
-	report_cgroups_text(out, rep, snap, rows, active);
+	report_cgroups_text(out, rep, snap, rows, active, width);
 	assert_int_equal(fclose(out), 0);
 	return text;
+}
+
+static void assert_table_at(const struct pts_report *rep,
+			    const struct pts_snapshot *snap, int rows,
+			    bool active, int width, const char *want)
+{
+	char *got = cgroup_table(rep, snap, rows, active, width);
+
+	assert_string_equal(got, want);
+	free(got);
 }
 
 static void assert_table(const struct pts_report *rep,
 			 const struct pts_snapshot *snap, int rows,
 			 bool active, const char *want)
 {
-	char *got = cgroup_table(rep, snap, rows, active);
-
-	assert_string_equal(got, want);
-	free(got);
+	assert_table_at(rep, snap, rows, active, 0, want);
 }
 
 /* a row with its mremap calls per class, in the order of the classes */
@@ -657,6 +667,42 @@ static void test_table_16k(void **state)
 	assert_table(&rep, &snap, 20, false, "");
 }
 
+/*
+ * top on a terminal: at 100 columns a 40-character path is shown whole,
+ * the fallback and PUD columns named as hidden; at 60 the path gets half
+ * the line, cut at its start, and in-place resizes outlast the rest
+ */
+static void test_table_narrow(void **state)
+{
+	struct pts_cgroup_entry row;
+	struct pts_snapshot snap = { .cgroups = &row, .nr_cgroups = 1,
+				     .has_cgroups = true };
+	struct pts_engine eng;
+	struct pts_report rep = { .eng = &eng, .page_size = 4096 };
+
+	(void)state;
+	engine_init(&eng, PTS_MODE_AUTO, false);
+	fake_attach(&eng, "mremap.calls", 0, false);
+	fake_attach(&eng, "thp.fault_alloc", PTS_CFG_FAULT_FUNCS, false);
+	memset(&row, 0, sizeof(row));
+	row.id = 30;
+	row.path = "/user.slice/user-0.slice/session-12.scope";
+	set_calls(&row, 0, 2, 1, 300, 0, 303000);
+	assert_table_at(&rep, &snap, 5, true, 100,
+		"\nper cgroup v2: mremap calls per alignment class, hugepage "
+		"faults per size (F-*)\n"
+		"hidden at 100 columns: PUD F-FALLBK\n"
+		" MREMAP   PMD    PTE  INPLACE  MEAN-LAT   F-64K    F-2M  CGROUP\n"
+		"    303     2      1      300    1.0 us       0       0  "
+		"/user.slice/user-0.slice/session-12.scope\n");
+	assert_table_at(&rep, &snap, 5, true, 60,
+		"\nper cgroup v2: mremap calls per alignment class, hugepage "
+		"faults per size (F-*)\n"
+		"hidden at 60 columns: PUD PTE MEAN-LAT F-64K F-2M F-FALLBK\n"
+		" MREMAP   PMD  INPLACE  CGROUP\n"
+		"    303     2      300  ...ice/user-0.slice/session-12.scope\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -675,6 +721,7 @@ int main(void)
 		cmocka_unit_test(test_rows_match_schema),
 		cmocka_unit_test(test_table_levels),
 		cmocka_unit_test(test_table_16k),
+		cmocka_unit_test(test_table_narrow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

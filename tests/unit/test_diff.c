@@ -280,9 +280,9 @@ static void test_mremap_ratios(void **state)
 	compare_ok(base, new, &res);
 	assert_row(&res, "mremap.calls", 10, 40, 300);
 	assert_row(&res, "mremap.calls_per_sec", 5, 10, 100);
-	assert_row(&res, "mremap.latency_mean_ns", 460, 760, 300.0 / 460 * 100);
-	assert_row(&res, "mremap.pte.latency_mean_ns", 1000, 3000, 200);
-	assert_row(&res, "mremap.in_place.latency_mean_ns", 100, 200, 100);
+	assert_row(&res, "mremap.latency_mean", 460, 760, 300.0 / 460 * 100);
+	assert_row(&res, "mremap.pte.latency_mean", 1000, 3000, 200);
+	assert_row(&res, "mremap.in_place.latency_mean", 100, 200, 100);
 	assert_row(&res, "mremap.pte.bytes_per_call", 8192, 8192, 0);
 	assert_row(&res, "mremap.in_place.old_bytes", 6 * 65536, 32 * 65536,
 		   (32.0 - 6) / 6 * 100);
@@ -305,12 +305,12 @@ static void test_level_ratios(void **state)
 	set_mremap_total(new, 4, 4000);
 	with_levels(new, 8, 30000, 8, 100);
 	compare_ok(base, new, &res);
-	assert_row(&res, "levels.ns_per_pte", 100, 300, 200);
+	assert_row(&res, "levels.time_per_pte", 100, 300, 200);
 	assert_row(&res, "levels.pte_extents_per_mremap", 0.5, 2, 300);
 	assert_row(&res, "levels.ptes_per_mremap", 25, 25, 0);
 	assert_row(&res, "levels.ptes_per_extent", 50, 12.5, -75);
 	assert_row(&res, "move_page_tables.calls_per_mremap", 1, 2, 100);
-	assert_row(&res, "move_page_tables.latency_mean_ns", 2500, 3750, 50);
+	assert_row(&res, "move_page_tables.latency_mean", 2500, 3750, 50);
 	diff_result_free(&res);
 	/* the regression's signature: a lookup per PTE, against one per batch */
 	attach(base, "mremap.pte_batches", "exact", "tp_btf mmap:mm_mremap_move_ptes");
@@ -347,7 +347,7 @@ static void test_fault_ratios(void **state)
 	assert_row(&res, "faults.order9.fallback", 1, 3, 200);
 	assert_row(&res, "faults.order9.fallback_pct", 25, 75, 200);
 	assert_row(&res, "faults.order9.fallback_charge", 1, 2, 100);
-	assert_row(&res, "faults.order9.latency_mean_ns", 100, 500, 400);
+	assert_row(&res, "faults.order9.latency_mean", 100, 500, 400);
 	diff_result_free(&res);
 	json_object_put(base);
 	json_object_put(new);
@@ -415,7 +415,7 @@ static void test_compare_sorted(void **state)
 	/* the first changed row: pte latency went 1000 -> 5000 ns */
 	for (i = 0; res.rows[i].change != DIFF_CHANGED; i++)
 		;
-	assert_string_equal(res.rows[i].name, "mremap.pte.latency_mean_ns");
+	assert_string_equal(res.rows[i].name, "mremap.pte.latency_mean");
 	assert_float_equal(res.rows[i].change_pct, 400, 1e-9);
 	diff_result_free(&res);
 	json_object_put(base);
@@ -456,10 +456,10 @@ static void test_zero_handling(void **state)
 	assert_float_equal(r->val[DIFF_NEW], 0, 0);
 	assert_string_equal(diff_fmt_change(buf, sizeof(buf), r), "gone");
 	/* a mean over no calls is not a zero: no row, no "only in" either */
-	assert_null(find_row(&res, "mremap.pte.latency_mean_ns"));
-	assert_null(find_row(&res, "mremap.in_place.latency_mean_ns"));
+	assert_null(find_row(&res, "mremap.pte.latency_mean"));
+	assert_null(find_row(&res, "mremap.in_place.latency_mean"));
 	assert_null(find_row(&res, "mremap.pte.bytes_per_call"));
-	assert_null(find_only(&res, "mremap.pte.latency_mean_ns"));
+	assert_null(find_only(&res, "mremap.pte.latency_mean"));
 	assert_int_equal(res.nr_only, 0);
 	diff_result_free(&res);
 	json_object_put(base);
@@ -525,7 +525,7 @@ static void test_unavailable_metric(void **state)
 	assert_int_equal(res.nr_only, 2);
 	assert_true(diff_kernels_differ(&res));
 	/* the rest still compares */
-	assert_row(&res, "mremap.pte.latency_mean_ns", 1000, 2000, 100);
+	assert_row(&res, "mremap.pte.latency_mean", 1000, 2000, 100);
 	diff_result_free(&res);
 
 	/* the other way round: only in new */
@@ -602,8 +602,8 @@ static void test_missing_values(void **state)
 	assert_float_equal(only->value, 100, 0);
 	assert_string_equal(only->reason, "not recorded in new");
 	assert_null(find_row(&res, "levels.ptes"));
-	assert_null(find_row(&res, "levels.ns_per_pte"));
-	assert_null(find_only(&res, "levels.ns_per_pte"));
+	assert_null(find_row(&res, "levels.time_per_pte"));
+	assert_null(find_only(&res, "levels.time_per_pte"));
 	assert_row(&res, "levels.pte_extents", 2, 2, 0);
 	/* an order left out of the list is zero on either path */
 	assert_int_equal(row(&res, "faults.order5.alloc")->change, DIFF_GONE);
@@ -1005,7 +1005,7 @@ static void test_repeat_no_change(void **state)
 	assert_int_equal(res.nr_changed, 0);
 	r = row(&res, "mremap.pte.calls");
 	assert_int_equal(r->test, DIFF_TEST_EXACT);
-	r = row(&res, "mremap.pte.latency_mean_ns");
+	r = row(&res, "mremap.pte.latency_mean");
 	assert_int_equal(r->test, DIFF_TEST_WELCH);
 	assert_int_equal(r->side[DIFF_BASE].n, 5);
 	assert_float_equal(r->val[DIFF_BASE], 1000, 1e-9);	/* per call */
@@ -1036,7 +1036,7 @@ static void test_repeat_changed(void **state)
 	r = row(&res, "mremap.in_place.calls");
 	assert_true(r->changed);
 	assert_int_equal(r->change, DIFF_APPEARED);
-	r = row(&res, "mremap.pte.latency_mean_ns");
+	r = row(&res, "mremap.pte.latency_mean");
 	assert_int_equal(r->test, DIFF_TEST_WELCH);
 	assert_int_equal(r->kind, REC_TIME);
 	assert_true(r->changed);
@@ -1069,7 +1069,7 @@ static void test_repeat_against_one(void **state)
 	assert_int_equal(res.verdict, DIFF_NOT_ENOUGH_RUNS);
 	assert_int_equal(res.nr_runs[DIFF_BASE], 1);
 	assert_int_equal(res.nr_runs[DIFF_NEW], 5);
-	r = row(&res, "mremap.pte.latency_mean_ns");
+	r = row(&res, "mremap.pte.latency_mean");
 	assert_int_equal(r->test, DIFF_TEST_NONE);
 	assert_true(r->differs);
 	assert_false(r->changed);
@@ -1293,7 +1293,7 @@ static void test_machine_slower(void **state)
 	assert_true(res.ref.row.changed);
 	assert_float_equal(res.ref.factor, 1.5, 0.01);
 	assert_int_equal(res.verdict, DIFF_NO_CHANGE);
-	r = row(&res, "mremap.pte.latency_mean_ns");
+	r = row(&res, "mremap.pte.latency_mean");
 	assert_true(r->normalized);
 	assert_true(r->raw_changed);
 	assert_false(r->rel_changed);
@@ -1310,7 +1310,7 @@ static void test_machine_slower(void **state)
 	assert_substr(text, "the machine was slower in new\n");
 	assert_substr(text, "times that changed as measured or relative to the "
 		      "machine, not both (not a change of the workload):\n");
-	assert_substr(text, "  mremap.pte.latency_mean_ns +5");
+	assert_substr(text, "  mremap.pte.latency_mean +5");
 	assert_substr(text, "it moved with the machine\n");
 	assert_machine_json(&res);
 	diff_result_free(&res);
@@ -1333,7 +1333,7 @@ static void test_machine_same_work_slower(void **state)
 	assert_int_equal(res.ref.state, DIFF_REF_USED);
 	assert_false(res.ref.row.changed);
 	assert_int_equal(res.verdict, DIFF_VERDICT_CHANGED);
-	r = row(&res, "mremap.pte.latency_mean_ns");
+	r = row(&res, "mremap.pte.latency_mean");
 	assert_true(r->normalized && r->raw_changed && r->rel_changed);
 	assert_true(r->changed);
 	assert_float_equal(r->change_pct, 50, 5);
@@ -1367,7 +1367,7 @@ static void test_machine_unreliable(void **state)
 	compare_ok(base, moved, &res);
 	assert_int_equal(res.ref.state, DIFF_REF_MOVED);
 	assert_int_equal(res.verdict, DIFF_UNRELIABLE);
-	r = row(&res, "mremap.pte.latency_mean_ns");
+	r = row(&res, "mremap.pte.latency_mean");
 	assert_true(r->unreliable && r->differs && !r->changed);
 	assert_int_equal(row(&res, "mremap.pte.calls")->test, DIFF_TEST_EXACT);
 	report_text(&res, text, sizeof(text));
@@ -1412,7 +1412,7 @@ static void test_machine_missing(void **state)
 	assert_int_equal(res.ref.state, DIFF_REF_MISSING);
 	assert_false(res.ref.present[DIFF_BASE]);
 	assert_true(res.ref.present[DIFF_NEW]);
-	assert_false(row(&res, "mremap.pte.latency_mean_ns")->normalized);
+	assert_false(row(&res, "mremap.pte.latency_mean")->normalized);
 	assert_int_equal(res.verdict, DIFF_NO_CHANGE);
 	report_text(&res, text, sizeof(text));
 	assert_substr(text, "  machine: no reference in base (recorded by an "

@@ -480,19 +480,28 @@ static void test_kpf_folio(void **state)
 	kpf_release(&r);
 }
 
-/* a directory laid out like /proc */
-static void put_comm(const char *root, const char *pid, const char *comm)
+/* a directory laid out like /proc: ROOT/PID/@name holding @text */
+static void put_proc_file(const char *root, const char *pid,
+			  const char *name, const char *text)
 {
 	char path[256];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", root, pid);
 	assert_int_equal(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/%s/comm", root, pid);
+	snprintf(path, sizeof(path), "%s/%s/%s", root, pid, name);
 	f = fopen(path, "w");
 	assert_non_null(f);
-	fprintf(f, "%s\n", comm);
+	fputs(text, f);
 	fclose(f);
+}
+
+static void put_comm(const char *root, const char *pid, const char *comm)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%s\n", comm);
+	put_proc_file(root, pid, "comm", text);
 }
 
 static void test_proc_find_comm(void **state)
@@ -521,6 +530,43 @@ static void test_proc_find_comm(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* /proc/PID/stat of a fake tree: a comm with ") 1 (" tries the parser */
+static void put_stat(const char *root, const char *pid, const char *ppid)
+{
+	char text[128];
+
+	snprintf(text, sizeof(text), "%s (w) 1 (x) S %s 1 1 0 -1\n", pid, ppid);
+	put_proc_file(root, pid, "stat", text);
+}
+
+/* 10 -> 11 -> 13 -> 14, 10 -> 12; 20 -> 21 is another tree */
+static void test_proc_find_descendants(void **state)
+{
+	static const char *const tree[][2] = {	/* pid, parent */
+		{ "10", "1" }, { "14", "13" }, { "11", "10" }, { "12", "10" },
+		{ "13", "11" }, { "20", "1" }, { "21", "20" },
+	};
+	char root[] = "/tmp/ptscope-proc.XXXXXX", cmd[300];
+	pid_t *pids;
+	size_t nr, i;
+
+	assert_non_null(mkdtemp(root));
+	for (i = 0; i < sizeof(tree) / sizeof(tree[0]); i++)
+		put_stat(root, tree[i][0], tree[i][1]);
+	assert_int_equal(proc_find_descendants(root, 10, &pids, &nr), 0);
+	assert_int_equal(nr, 4);
+	assert_int_equal(pids[0], 11);
+	assert_int_equal(pids[1], 12);
+	assert_int_equal(pids[2], 13);
+	assert_int_equal(pids[3], 14);
+	free(pids);
+	assert_int_equal(proc_find_descendants(root, 21, &pids, &nr), 0);
+	assert_int_equal(nr, 0);
+	assert_null(pids);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 #define FX_TEST(fn)	cmocka_unit_test_setup_teardown(fn, setup_4k, fx_teardown)
 #define OWN_FX_TEST(fn)	cmocka_unit_test_teardown(fn, fx_teardown)
 
@@ -544,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_smaps_malformed),
 		FX_TEST(test_kpf_folio),
 		cmocka_unit_test(test_proc_find_comm),
+		cmocka_unit_test(test_proc_find_descendants),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
