@@ -55,13 +55,15 @@ def variant_row(work, variant):
     with open(os.path.join(work, variant + ".json"), "w") as f:
         f.write(text)
     rec = json.loads(text)
-    rule = rec["metrics"]["mremap.pte_batches"].get("start_check", {}).get("rule")
+    check = rec["metrics"]["mremap.pte_batches"].get("start_check", {})
+    rule = check.get("rule")
     rows = recording_rows(rec)
     calls = sum(r[0] for r in rows)
     moved = sum(r[1] or 0 for r in rows)
     lookups = sum(r[2] or 0 for r in rows)
     ptes = sum(r[3] or 0 for r in rows)
     return {"rate": statistics.median(rates), "rates": rates, "rule": rule,
+            "check_ms": check.get("ms", 0),
             "calls": calls, "moved": moved, "lookups": lookups, "ptes": ptes,
             "runs": len(rows)}
 
@@ -72,15 +74,16 @@ def main():
     print("the lab: %s, qemu TCG -icount shift=0" % workload)
     print("calls/s here are realloc() calls per 10^9 guest instructions, "
           "under emulation: not hardware time\n")
-    print("%-11s %14s %10s %9s %12s %14s %15s  %s" % (
+    print("%-11s %14s %5s %7s %10s %13s %14s  %s" % (
         "kernel", "calls/s (med)", "runs", "moved", "lookups", "lookups/call",
-        "lookups/moved", "start-up check rule"))
+        "lookups/moved", "start-up check: rule, M instructions"))
     for v in VARIANTS:
         g = got[v]
-        print("%-11s %14.0f %10d %9d %12d %14.2f %15.1f  %s" % (
+        print("%-11s %14.0f %5d %7d %10d %13.2f %14.1f  %s, %.1f" % (
             v, g["rate"], len(g["rates"]), g["moved"], g["lookups"],
             g["lookups"] / g["calls"] if g["calls"] else 0,
-            g["lookups"] / g["moved"] if g["moved"] else 0, g["rule"]))
+            g["lookups"] / g["moved"] if g["moved"] else 0, g["rule"],
+            g["check_ms"]))
     r, p = got["regression"]["rate"], got["patched"]["rate"]
     print("\nregression against patched: %+.1f%% realloc calls per "
           "instruction-second (untraced medians)" % ((r / p - 1) * 100))
