@@ -66,25 +66,34 @@ cleanup:
 	return ret;
 }
 
-int cmd_grow(int argc, char **argv)
+/* --start, --step and --count, as grow and realloc take them */
+static int parse_growth(int argc, char **argv, const char *cmd,
+			struct bench_args *args)
 {
 	const unsigned int options = OPT_BIT(OPT_START) | OPT_BIT(OPT_STEP) |
 				    OPT_BIT(OPT_COUNT);
-	struct bench_args args = { 0 };
 	int ret;
 
-	ret = parse_args(argc, argv, options, &args) ?:
-	      require(&args, "grow", OPT_START) ?:
-	      require(&args, "grow", OPT_STEP) ?:
-	      require(&args, "grow", OPT_COUNT) ?:
-	      check_bytes("grow", OPT_START, args.start, page_size) ?:
-	      check_bytes("grow", OPT_STEP, args.step, page_size);
+	ret = parse_args(argc, argv, options, args) ?:
+	      require(args, cmd, OPT_START) ?:
+	      require(args, cmd, OPT_STEP) ?:
+	      require(args, cmd, OPT_COUNT) ?:
+	      check_bytes(cmd, OPT_START, args->start, page_size) ?:
+	      check_bytes(cmd, OPT_STEP, args->step, page_size);
 	if (ret)
 		return ret;
-	if (args.count && args.step > (MAX_REGION - args.start) / args.count)
-		return usage_error("grow: final size above %llu bytes",
+	if (args->count && args->step > (MAX_REGION - args->start) / args->count)
+		return usage_error("%s: final size above %llu bytes", cmd,
 				   MAX_REGION);
-	return run_grow(args.start, args.step, args.count);
+	return 0;
+}
+
+int cmd_grow(int argc, char **argv)
+{
+	struct bench_args args = { 0 };
+
+	return parse_growth(argc, argv, "grow", &args) ?:
+	       run_grow(args.start, args.step, args.count);
 }
 
 /* one byte in each page of @p[from, to) */
@@ -136,23 +145,10 @@ static int run_realloc(uint64_t start, uint64_t step, uint64_t count)
 
 int cmd_realloc(int argc, char **argv)
 {
-	const unsigned int options = OPT_BIT(OPT_START) | OPT_BIT(OPT_STEP) |
-				    OPT_BIT(OPT_COUNT);
 	struct bench_args args = { 0 };
-	int ret;
 
-	ret = parse_args(argc, argv, options, &args) ?:
-	      require(&args, "realloc", OPT_START) ?:
-	      require(&args, "realloc", OPT_STEP) ?:
-	      require(&args, "realloc", OPT_COUNT) ?:
-	      check_bytes("realloc", OPT_START, args.start, page_size) ?:
-	      check_bytes("realloc", OPT_STEP, args.step, page_size);
-	if (ret)
-		return ret;
-	if (args.count && args.step > (MAX_REGION - args.start) / args.count)
-		return usage_error("realloc: final size above %llu bytes",
-				   MAX_REGION);
-	return run_realloc(args.start, args.step, args.count);
+	return parse_growth(argc, argv, "realloc", &args) ?:
+	       run_realloc(args.start, args.step, args.count);
 }
 
 /* mremap() rejects an old address that is not page aligned (EINVAL). */

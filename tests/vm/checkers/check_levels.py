@@ -115,6 +115,23 @@ def check_run(label, mode, blocks, want_count):
                           else ""))
 
 
+def check_large_batches(label, oracle, blocks, want_batched):
+    """1 check: whether the oracle moved PTEs in batches of more than one
+    (large folios) in some case, as WANT_BATCHED says it must (the
+    regression on any architecture, arm64's contpte) or must not (x86
+    with the fix: every PTE alone); the number of such cases is printed."""
+    _, got, _ = calls(blocks, oracle)
+    batched = [i for i, (_, lv) in got.items() if lv and
+               lv.get("pte_batches") is not None and
+               lv.get("pte_batches", 0) < lv.get("ptes", 0)]
+    looked = sum(1 for _, lv in got.values() if lv and lv.get("folio_lookups"))
+    tap(bool(got) and (len(batched) > 0) == want_batched,
+        "%s %s levels: %d of %d cases moved PTEs in batches of more than one "
+        "(want %s), %d made folio lookups" % (
+            label, oracle, len(batched), len(got),
+            "some" if want_batched else "none", looked))
+
+
 def compare(label, oracle, mode, blocks, keys=SHARED_KEYS + BATCH_KEYS):
     """1 check: MODE gives ORACLE's level counts in every case."""
     _, want, _ = calls(blocks, oracle)

@@ -332,6 +332,12 @@ def check_sparse_heap(blocks, mode):
             report["metrics"]["mremap.levels"]["status"]))
 
 
+def machine(blocks):
+    """uname -m of the guest, from its probe"""
+    probe = json.loads(blocks.get(("probe", "patched", None), "null") or "null")
+    return (probe or {}).get("system", {}).get("machine")
+
+
 def level_units(variant, cases):
     """the differential level test: the tracepoints are the oracle"""
     units = []
@@ -349,6 +355,10 @@ def level_units(variant, cases):
              lambda b, m=mode, k=markers: check_levels.check_issue_case(
                  label, m, b, k)),
         ]
+    units.append(("%s patched levels batched" % variant, 1,
+                  lambda b: check_levels.check_large_batches(
+                      label, "patched", b, variant == "regression" or
+                      machine(b) == "aarch64")))
     for mode in ("fentry", "kprobe"):
         units.append(("patched levels %s = patched" % mode, 1,
                       lambda b, m=mode: check_levels.compare(label, "patched", m, b)))
