@@ -28,6 +28,8 @@ void tracer_build_config(const struct pts_kfeatures *kf,
 	cfg->pmd_size = page_size * entries;
 	cfg->pud_size = cfg->pmd_size * entries;
 	cfg->thp_gfp_mask = kfeatures_thp_gfp_mask(kf);
+	cfg->pgtable_gfp_mask = kfeatures_pgtable_gfp_mask(kf);
+	cfg->movable_gfp_mask = kfeatures_movable_gfp_mask(kf);
 	if (p->events)
 		cfg->flags |= PTS_CFG_EVENTS;
 	cfg->filter_cgroup = p->cgroup != NULL;
