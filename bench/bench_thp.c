@@ -45,20 +45,23 @@ struct toucher {
 	const struct bench_args *args;
 };
 
+/* each stride's byte after all threads reached it, so they fault it at once */
 static void *toucher_run(void *arg)
 {
 	struct toucher *t = arg;
+	uint64_t offset;
 
-	pthread_barrier_wait(t->start);
-	touch_region(t->region, t->args->size, t->args->stride,
-		     t->args->read);
+	for (offset = 0; offset < t->args->size; offset += t->args->stride) {
+		pthread_barrier_wait(t->start);
+		touch_region(t->region + offset, 1, 1, t->args->read);
+	}
 	return NULL;
 }
 
 /*
  * T threads touch the same bytes of @region in the same order, released
- * together, so that they fault each range at the same time: the kernel
- * maps one thread's folio and the others put theirs back.
+ * together for each, so that they fault each range at the same time: the
+ * kernel maps one thread's folio and the others put theirs back.
  */
 static int touch_threads(char *region, const struct bench_args *args)
 {
