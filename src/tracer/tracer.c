@@ -105,6 +105,7 @@ int tracer_start(struct pts_tracer *t, const struct pts_tracer_params *p)
 	t->rep.eng = &t->eng;
 	t->rep.kf = &t->kf;
 	t->rep.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	kcounters_read(&t->kc_base);
 	err = engine_attach(&t->eng, &t->cfg, kfeatures_check, &t->kf);
 	if (err == -ENOENT && p->probe_only)
 		return 0;	/* probe reports why nothing attaches */
