@@ -282,6 +282,7 @@ const struct pts_field pts_fields[] = {
 	{ S(SEC_FAULTS), "ambiguous", PTS_FIELD_COUNTER, PTS_LABEL_ORDER,
 	  PTS_UNIT_COUNT, PTS_C_FAULT_AMBIGUOUS,
 	  .needs_any = PTS_CFG_FAULT_CHARGE_FREE,
+	  .excludes = PTS_CFG_FAULT_BOUNDS,
 	  .prom = "ptscope_hugepage_fault_unmapped_frees_ambiguous_total",
 	  .prom_help = "mTHP folios put back unmapped where ptscope cannot tell "
 		"a refused memcg charge from a lost race (no fault "
