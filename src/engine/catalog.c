@@ -483,7 +483,7 @@ static const struct pts_candidate thp_fault_alloc_cands[] = {
 		.kind = PTS_PATH_TRACEPOINT,
 		.label = "tp_btf kmem:mm_page_alloc (order, THP gfp mask, user task), mm_page_free, exceptions:page_fault_user",
 		.exact = false,
-		.inferred_from = "page allocations of order >= 2 with vma_thp_gfp_mask() bits by user tasks outside madvise(); a folio the same thread frees before mapping it is a memcg charge fallback, unless the fault charged it (a PMD folio: its page table was allocated) or went on without a smaller allocation (mTHP: the fault lost the race to map the range, counted as race_lost, neither alloc nor fallback); order 0 not visible",
+		.inferred_from = "page allocations of order >= 2 with vma_thp_gfp_mask() bits by user tasks outside madvise(); a folio the same thread frees before mapping it is a memcg charge fallback, unless the fault charged it (a PMD folio: its page table was allocated) or went on without a smaller allocation (mTHP: the fault lost the race to map the range, counted as race_lost, neither alloc nor fallback; get_user_pages() faults have no fault event, so a race lost there may be taken for a refused charge); order 0 not visible",
 		.obj = PTS_OBJ_THP,
 		.cfg_flags = PTS_CFG_FAULT_CHARGE_FREE | PTS_CFG_FAULT_BOUNDS,
 		.progs = { THP_TP_PROGS, "thp_fault_user", "thp_fault_kernel" },
