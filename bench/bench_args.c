@@ -43,6 +43,7 @@ static const struct option all_options[] = {
 	{ "split-mprotect", required_argument, NULL, OPT_SPLIT_MPROTECT },
 	{ "punch",	    required_argument, NULL, OPT_PUNCH },
 	{ "pause",	    no_argument,       NULL, OPT_PAUSE },
+	{ "threads",	    required_argument, NULL, OPT_THREADS },
 	{ "help",	    no_argument,       NULL, OPT_HELP },
 };
 
@@ -176,6 +177,7 @@ const char *opt_name(int code)
 	case OPT_MOVE_OFFSET:	return "--move-offset";
 	case OPT_SPLIT_MPROTECT: return "--split-mprotect";
 	case OPT_PUNCH:		return "--punch";
+	case OPT_THREADS:	return "--threads";
 	}
 	return "option";
 }
@@ -252,6 +254,8 @@ static int store_option(struct bench_args *args, int code, const char *value)
 	case OPT_PAUSE:
 		args->pause = true;
 		return 0;
+	case OPT_THREADS:
+		return parse_count(value, &args->threads);
 	}
 	return -1;
 }

@@ -76,6 +76,7 @@ enum opt_code {
 	OPT_SPLIT_MPROTECT,
 	OPT_PUNCH,
 	OPT_PAUSE,
+	OPT_THREADS,
 	OPT_HELP,
 };
 
@@ -92,6 +93,7 @@ struct bench_args {
 	uint64_t fault_align;
 	uint64_t stride;		/* fault: touch one byte every stride */
 	bool read;			/* fault: read instead of write */
+	uint64_t threads;		/* fault: threads touching each region at once */
 	uint64_t sizes[MAX_SIZES];	/* bw, multi: buffer sizes */
 	size_t nsizes;
 	const char *align_text;		/* --align as typed */

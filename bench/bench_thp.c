@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "bench_common.h"
@@ -34,6 +36,62 @@ static void touch_region(char *region, uint64_t len, uint64_t stride,
 	(void)sink;
 }
 
+/* --threads: the threads of one region, started together */
+#define MAX_THREADS	64
+
+struct toucher {
+	pthread_barrier_t *start;
+	char *region;
+	const struct bench_args *args;
+};
+
+/* each stride's byte after all threads reached it, so they fault it at once */
+static void *toucher_run(void *arg)
+{
+	struct toucher *t = arg;
+	uint64_t offset;
+
+	for (offset = 0; offset < t->args->size; offset += t->args->stride) {
+		pthread_barrier_wait(t->start);
+		touch_region(t->region + offset, 1, 1, t->args->read);
+	}
+	return NULL;
+}
+
+/*
+ * T threads touch the same bytes of @region in the same order, released
+ * together for each, so that they fault each range at the same time: the
+ * kernel maps one thread's folio and the others put theirs back.
+ */
+static int touch_threads(char *region, const struct bench_args *args)
+{
+	pthread_t tids[MAX_THREADS];
+	pthread_barrier_t start;
+	struct toucher t = { &start, region, args };
+	uint64_t i, started = 0;
+	int err;
+
+	err = pthread_barrier_init(&start, NULL, args->threads);
+	if (err)
+		return fail_msg("pthread_barrier_init: %s", strerror(err));
+	for (i = 0; i < args->threads; i++) {
+		err = pthread_create(&tids[i], NULL, toucher_run, &t);
+		if (err)
+			break;
+		started++;
+	}
+	/*
+	 * The barrier never opens for fewer threads: those started wait
+	 * until the process exits with the error.
+	 */
+	if (err)
+		return fail_msg("pthread_create: %s", strerror(err));
+	for (i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	pthread_barrier_destroy(&start);
+	return 0;
+}
+
 static int fault_once(const struct bench_args *args)
 {
 	uint64_t len = args->size, kb;
@@ -43,8 +101,11 @@ static int fault_once(const struct bench_args *args)
 	ret = map_advised(len, args->fault_align, args->thp, &region);
 	if (ret)
 		return ret;
-	touch_region(region, len, args->stride, args->read);
-	ret = anon_huge_kb(region, len, &kb);
+	if (args->threads > 1)
+		ret = touch_threads(region, args);
+	else
+		touch_region(region, len, args->stride, args->read);
+	ret = ret ?: anon_huge_kb(region, len, &kb);
 	if (!ret)
 		printf("fault size=%" PRIu64 " anon_huge_kb=%" PRIu64 "\n",
 		       len, kb);
@@ -64,6 +125,9 @@ static int fault_check(struct bench_args *args)
 	if (!args->stride || args->stride % page_size)
 		return usage_error("fault: --stride must be a multiple of %"
 				   PRIu64, page_size);
+	if (!args->threads || args->threads > MAX_THREADS)
+		return usage_error("fault: --threads must be 1 to %d",
+				   MAX_THREADS);
 	return 0;
 }
 
@@ -71,11 +135,13 @@ int cmd_fault(int argc, char **argv)
 {
 	const unsigned int options = OPT_BIT(OPT_SIZE) | OPT_BIT(OPT_COUNT) |
 				    OPT_BIT(OPT_THP) | OPT_BIT(OPT_ALIGN) |
-				    OPT_BIT(OPT_STRIDE) | OPT_BIT(OPT_READ);
+				    OPT_BIT(OPT_STRIDE) | OPT_BIT(OPT_READ) |
+				    OPT_BIT(OPT_THREADS);
 	struct bench_args args = {
 		.thp = THP_DEFAULT,
 		.fault_align = pmd_span(),
 		.stride = page_size,
+		.threads = 1,
 	};
 	uint64_t region;
 	int ret;
@@ -88,8 +154,9 @@ int cmd_fault(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	printf("fault_regions=%" PRIu64 " bytes_touched=%" PRIu64 "\n",
-	       args.count, args.count * args.size);
+	printf("fault_regions=%" PRIu64 " bytes_touched=%" PRIu64
+	       " threads=%" PRIu64 "\n", args.count, args.count * args.size,
+	       args.threads);
 	return 0;
 }
 

@@ -201,6 +201,13 @@ struct fault_ctx {
 	__u32 fallbacks;	/* orders that failed during this fault */
 	__u32 charge_fallbacks;
 	__u8 zero_page;
+	/* tracepoint path: a page table was allocated since the folio */
+	__u8 charged;
+	/*
+	 * tracepoint path: the order of an mTHP folio this fault put back
+	 * unmapped, until the fault shows why (0: none)
+	 */
+	__s32 freed_order;
 };
 
 THREAD_STORAGE(fault_inflight, struct fault_ctx);

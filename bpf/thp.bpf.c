@@ -94,12 +94,17 @@ static __always_inline void fault_event(__s32 order, __u32 result,
  * straight back and falls back (vma_alloc_anon_folio_pmd() in
  * mm/huge_memory.c and alloc_anon_folio() in mm/memory.c on 6.18,
  * __do_huge_pmd_anonymous_page() on 6.1; the kernel counts
- * THP_FAULT_FALLBACK_CHARGE, not THP_FAULT_ALLOC).  So the folio waits in
- * the thread's fault_inflight entry (folio, order; ts stays 0: the
- * function path's fields, unused on this path) until its outcome shows:
- * its free on this thread while never mapped is a refused charge
- * (thp_page_free); anything else the thread does next that only follows
- * a mapped folio commits it as allocated (pending_commit()).
+ * THP_FAULT_FALLBACK_CHARGE, not THP_FAULT_ALLOC).  A fault that finds
+ * the range mapped by another thread once it holds the page table lock
+ * puts its charged folio back too, and the kernel counts neither an
+ * allocation nor a fallback: __do_huge_pmd_anonymous_page() when the PMD
+ * is no longer none, do_anonymous_page() when the PTEs are no longer
+ * none (6.18).  So the folio waits in the thread's fault_inflight entry
+ * (folio, order; ts stays 0: the function path's fields, unused on this
+ * path) until its outcome shows: mapped (its free after an unmap, or
+ * anything the thread does next that only follows a mapped folio:
+ * pending_commit()), or put back unmapped (thp_page_free), which is told
+ * apart there.
  */
 static __always_inline void fault_pending_commit(struct fault_ctx *ctx,
 						 struct pts_proc *proc)
@@ -112,13 +117,77 @@ static __always_inline void fault_pending_commit(struct fault_ctx *ctx,
 	ctx->order = -1;
 }
 
-/* the thread's folio waiting for its charge, if any, counted as allocated */
+/* a folio put back unmapped that the kernel counted as nothing */
+static __always_inline void fault_uncounted(__u32 base, __s32 order)
+{
+	if (order < 0 || order >= PTS_MAX_ORDER)
+		return;
+	total_add(base + order, 1);
+}
+
+/*
+ * The mTHP folio this fault put back unmapped, if any: a refused charge
+ * when the fault went on to allocate a smaller folio (alloc_anon_folio()
+ * tries the next enabled order, then order 0, after every refused charge,
+ * 6.8..6.18), else a lost race (do_anonymous_page() returns without
+ * another allocation).
+ */
+static __always_inline void freed_resolve(struct fault_ctx *fc, bool refused)
+{
+	__s32 order = fc->freed_order;
+
+	if (!order)
+		return;
+	fc->freed_order = 0;
+	if (!refused) {
+		fault_uncounted(PTS_C_FAULT_RACE_LOST, order);
+		return;
+	}
+	fault_alloc_seen(order, FAULT_FALLBACK_CHARGE);
+	fault_event(order, PTS_FAULT_RES_FALLBACK, 0, NULL);
+}
+
+/*
+ * The thread's state when its fault is over: the folio waiting for its
+ * charge, if any, was mapped; an mTHP folio put back with no smaller
+ * allocation after it lost a race.
+ */
 static __always_inline void pending_commit(void)
 {
 	struct fault_ctx *ctx = thread_state(fault_inflight);
 
-	if (ctx && ctx->folio)
+	if (!ctx)
+		return;
+	freed_resolve(ctx, false);
+	if (ctx->folio)
 		fault_pending_commit(ctx, current_proc());
+}
+
+/*
+ * A small page allocated by the thread.  A user page table
+ * (GFP_PGTABLE_USER, from pte_alloc_one()) between a PMD folio's
+ * allocation and its free means the charge passed: the PMD fault
+ * allocates the table it deposits only after charging the folio
+ * (__do_huge_pmd_anonymous_page(), 6.1..6.18).  A movable one after an
+ * mTHP folio was put back is the order-0 fallback of a refused charge.
+ */
+static __always_inline void small_page_alloc(gfp_t gfp)
+{
+	bool pgtable, user;
+	struct fault_ctx *fc;
+
+	user = gfp & cfg.movable_gfp_mask;
+	pgtable = !user &&
+		  (gfp & cfg.pgtable_gfp_mask) == cfg.pgtable_gfp_mask;
+	if (!user && !pgtable)
+		return;
+	fc = thread_state(fault_inflight);
+	if (!fc)
+		return;
+	if (pgtable && fc->folio)
+		fc->charged = 1;
+	if (user)
+		freed_resolve(fc, true);
 }
 
 SEC("tp_btf/mm_page_alloc")
@@ -128,8 +197,12 @@ int BPF_PROG(thp_page_alloc, struct page *page, unsigned int order,
 	struct fault_ctx *fc;
 	__u8 *madvising;
 
-	if (order < 2 || !cfg.thp_gfp_mask)
+	if (!cfg.thp_gfp_mask)
 		return 0;
+	if (order < 2) {
+		small_page_alloc(gfp_flags);
+		return 0;
+	}
 	if ((gfp_flags & cfg.thp_gfp_mask) != cfg.thp_gfp_mask)
 		return 0;
 	if (!in_user_task() || !task_wanted())
@@ -137,20 +210,23 @@ int BPF_PROG(thp_page_alloc, struct page *page, unsigned int order,
 	madvising = thread_state(in_madvise);
 	if (madvising && *madvising)
 		return 0;
+	/* a failed create is counted as a drop: the folio is not counted */
+	fc = thread_state_create(fault_inflight);
+	if (!fc)
+		return 0;
+	/* a smaller order after a put-back folio: its fault fell back */
+	freed_resolve(fc, (__s32)order < fc->freed_order);
 	if (!page) {
 		fault_alloc_seen(order, FAULT_FALLBACK);
 		fault_event(order, PTS_FAULT_RES_FALLBACK, 0, NULL);
 		return 0;
 	}
-	/* a failed create is counted as a drop: the folio is not counted */
-	fc = thread_state_create(fault_inflight);
-	if (!fc)
-		return 0;
 	/* the fault before this one mapped its folio */
 	if (fc->folio)
 		fault_pending_commit(fc, current_proc());
 	fc->folio = (__u64)page;
 	fc->order = order;
+	fc->charged = 0;
 	return 0;
 }
 
@@ -162,6 +238,28 @@ int BPF_PROG(thp_page_alloc, struct page *page, unsigned int order,
  * trace_mm_page_free().
  */
 #define PTS_MAPPING_ANON	0x1UL
+
+/*
+ * A folio put back unmapped on its faulting thread.  A PMD folio whose
+ * page table was allocated lost the race; one without had its charge
+ * refused.  An mTHP folio (charged before its page table is locked, with
+ * no allocation between) waits for what the fault does next where the
+ * fault boundaries are seen, and is ambiguous where they are not.
+ */
+static __always_inline void unmapped_free(struct fault_ctx *fc, __s32 order)
+{
+	if (fc->charged) {
+		fault_uncounted(PTS_C_FAULT_RACE_LOST, order);
+	} else if (order == (__s32)cfg.page_shift - 3) {
+		/* HPAGE_PMD_ORDER: PMD_SHIFT - PAGE_SHIFT */
+		fault_alloc_seen(order, FAULT_FALLBACK_CHARGE);
+		fault_event(order, PTS_FAULT_RES_FALLBACK, 0, NULL);
+	} else if (cfg.flags & PTS_CFG_FAULT_BOUNDS) {
+		fc->freed_order = order;
+	} else {
+		fault_uncounted(PTS_C_FAULT_AMBIGUOUS, order);
+	}
+}
 
 SEC("tp_btf/mm_page_free")
 int BPF_PROG(thp_page_free, struct page *page, unsigned int order)
@@ -181,17 +279,28 @@ int BPF_PROG(thp_page_free, struct page *page, unsigned int order)
 		fault_pending_commit(fc, current_proc());
 		return 0;
 	}
-	/*
-	 * Put back on the faulting thread before any mapping: the memcg
-	 * refused the charge.  Two threads faulting the same range at once
-	 * also put back the loser's charged folio (the PMD or PTEs were
-	 * filled meanwhile), which the kernel counts as neither; that race
-	 * is counted here as a charge fallback.
-	 */
-	fault_alloc_seen(order, FAULT_FALLBACK_CHARGE);
-	fault_event(order, PTS_FAULT_RES_FALLBACK, 0, NULL);
 	fc->folio = 0;
 	fc->order = -1;
+	unmapped_free(fc, order);
+	return 0;
+}
+
+/*
+ * exceptions:page_fault_user and page_fault_kernel (x86,
+ * arch/x86/mm/fault.c: handle_page_fault(), 3.13+): a new fault of the
+ * thread begins, so its last one is over.
+ */
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(thp_fault_user)
+{
+	pending_commit();
+	return 0;
+}
+
+SEC("tp_btf/page_fault_kernel")
+int BPF_PROG(thp_fault_kernel)
+{
+	pending_commit();
 	return 0;
 }
 
@@ -221,7 +330,10 @@ int BPF_PROG(thp_task_exit)
 {
 	struct fault_ctx *fc = thread_state(fault_inflight);
 
-	if (fc && fc->folio)
+	if (!fc)
+		return 0;
+	freed_resolve(fc, false);
+	if (fc->folio)
 		fault_pending_commit(fc, existing_proc());
 	return 0;
 }

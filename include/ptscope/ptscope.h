@@ -96,7 +96,16 @@ enum pts_counter {
 	 * madvise()), + status; PTS_C_COLLAPSE keeps khugepaged's
 	 */
 	PTS_C_MADV_COLLAPSE,
-	PTS_NR_COUNTERS = PTS_C_MADV_COLLAPSE + PTS_COLLAPSE_STATUSES,
+	/*
+	 * stock-tracepoint fault path, + order: folios a fault charged and
+	 * then put back because another thread had mapped the range (the
+	 * kernel counts neither an allocation nor a fallback), and folios
+	 * put back unmapped where the path cannot tell a lost race from a
+	 * refused charge (counted here, in neither of them)
+	 */
+	PTS_C_FAULT_RACE_LOST = PTS_C_MADV_COLLAPSE + PTS_COLLAPSE_STATUSES,
+	PTS_C_FAULT_AMBIGUOUS = PTS_C_FAULT_RACE_LOST + PTS_MAX_ORDER,
+	PTS_NR_COUNTERS = PTS_C_FAULT_AMBIGUOUS + PTS_MAX_ORDER,
 };
 
 /*
@@ -182,6 +191,13 @@ struct pts_config {
 	__u64 pud_size;
 	/* gfp bits that mark an anonymous THP/mTHP fault allocation */
 	__u64 thp_gfp_mask;
+	/*
+	 * gfp bits of a user page table (GFP_PGTABLE_USER: __GFP_ZERO,
+	 * __GFP_ACCOUNT, __GFP_DIRECT_RECLAIM) and the __GFP_MOVABLE bit,
+	 * which a page table lacks and a small user page has
+	 */
+	__u64 pgtable_gfp_mask;
+	__u64 movable_gfp_mask;
 	__u32 flags;			/* PTS_CFG_* */
 	__u32 page_shift;
 	/*
@@ -242,6 +258,13 @@ struct pts_config {
  * thread before being mapped) from an allocated one: charge fallbacks
  */
 #define PTS_CFG_FAULT_CHARGE_FREE	(1U << 8)
+/*
+ * the tracepoint fault path also sees where each user fault begins
+ * (exceptions:page_fault_user/_kernel, x86): an mTHP folio put back
+ * unmapped is a lost race unless the same fault goes on to allocate a
+ * smaller folio; without them it is counted as ambiguous
+ */
+#define PTS_CFG_FAULT_BOUNDS	(1U << 9)
 
 /*
  * When move_ptes() (6.17+) looks a folio up to batch the PTEs from a

@@ -269,6 +269,28 @@ const struct pts_field pts_fields[] = {
 	  .prom_help = "Hugepage folios allocated but refused by the memory "
 		"cgroup charge, then fallen back.",
 	  .title = "charge-fb", .diff = "fallback_charge" },
+	/*
+	 * stock tracepoints: folios put back unmapped that were no fallback
+	 * (another thread mapped the range first), and those the path
+	 * cannot place (no fault boundaries); the kernel counts neither
+	 */
+	{ S(SEC_FAULTS), "race_lost", PTS_FIELD_COUNTER, PTS_LABEL_ORDER,
+	  PTS_UNIT_COUNT, PTS_C_FAULT_RACE_LOST,
+	  .needs_any = PTS_CFG_FAULT_CHARGE_FREE,
+	  .prom = "ptscope_hugepage_fault_races_lost_total",
+	  .prom_help = "Hugepage folios a fault charged, then put back because "
+		"another thread mapped the range first (neither an allocation "
+		"nor a fallback for the kernel).",
+	  .title = "race-lost", .diff = "race_lost" },
+	{ S(SEC_FAULTS), "ambiguous", PTS_FIELD_COUNTER, PTS_LABEL_ORDER,
+	  PTS_UNIT_COUNT, PTS_C_FAULT_AMBIGUOUS,
+	  .needs_any = PTS_CFG_FAULT_CHARGE_FREE,
+	  .excludes = PTS_CFG_FAULT_BOUNDS,
+	  .prom = "ptscope_hugepage_fault_unmapped_frees_ambiguous_total",
+	  .prom_help = "mTHP folios put back unmapped where ptscope cannot tell "
+		"a refused memcg charge from a lost race (no fault "
+		"boundaries); counted in neither fallback_charges nor races.",
+	  .title = "ambiguous", .diff = "ambiguous" },
 	{ S(SEC_FAULTS), "huge_zero_page", PTS_FIELD_COUNTER, PTS_LABEL_NONE,
 	  PTS_UNIT_COUNT, PTS_C_FAULT_ZERO_PAGE, .needs_any = FAULT_OUTCOMES,
 	  .prom = "ptscope_huge_zero_page_faults_total",
@@ -422,7 +444,9 @@ static bool fault_outcomes_traced(const struct pts_schema_ctx *sc)
 static bool order_seen(const struct pts_snapshot *snap, unsigned int order)
 {
 	return snap->counters.v[PTS_C_FAULT_ALLOC + order] ||
-	       snap->counters.v[PTS_C_FAULT_FALLBACK + order];
+	       snap->counters.v[PTS_C_FAULT_FALLBACK + order] ||
+	       snap->counters.v[PTS_C_FAULT_RACE_LOST + order] ||
+	       snap->counters.v[PTS_C_FAULT_AMBIGUOUS + order];
 }
 
 static bool result_shown(const struct pts_schema_ctx *sc,

@@ -38,8 +38,8 @@ static const struct kcounter *kcounter_find(const struct kcounters *kc,
 
 /* compare @count with the kernel's @group/@name, when the kernel has it */
 static void compare(struct selfcheck *sc, const struct kcounters *delta,
-		    const char *metric, const char *size, uint64_t count,
-		    const char *group, const char *name)
+		    const char *metric, unsigned int order, const char *size,
+		    uint64_t count, const char *group, const char *name)
 {
 	const struct kcounter *k = kcounter_find(delta, group, name);
 	struct selfcheck_excess *ex;
@@ -47,8 +47,10 @@ static void compare(struct selfcheck *sc, const struct kcounters *delta,
 	if (!k)
 		return;
 	sc->compared++;
+	sc->orders_compared |= 1U << order;
 	if (count <= k->value)
 		return;
+	sc->orders_above |= 1U << order;
 	if (sc->nr >= SELFCHECK_MAX) {
 		sc->lost++;
 		return;
@@ -76,13 +78,34 @@ void selfcheck_run(struct selfcheck *sc, const struct pts_snapshot *snap,
 			 (unsigned long long)((page_size << order) >> 10));
 		for (i = 0; i < ARRAY_SIZE(fault_counts); i++) {
 			count = snap->counters.v[fault_counts[i].index + order];
-			compare(sc, delta, fault_counts[i].metric, size, count,
-				group, fault_counts[i].mthp);
+			compare(sc, delta, fault_counts[i].metric, order, size,
+				count, group, fault_counts[i].mthp);
 			if (order == pmd_order)
-				compare(sc, delta, fault_counts[i].metric, size,
-					count, "vmstat", fault_counts[i].vmstat);
+				compare(sc, delta, fault_counts[i].metric, order,
+					size, count, "vmstat",
+					fault_counts[i].vmstat);
 		}
 	}
+}
+
+void selfcheck_since(struct selfcheck *sc, const struct pts_snapshot *snap,
+		     const struct kcounters *base, uint64_t page_size)
+{
+	struct kcounters now, delta;
+
+	kcounters_read(&now);
+	kcounters_delta(&now, base, &delta);
+	selfcheck_run(sc, snap, &delta, page_size);
+}
+
+const char *selfcheck_live_off(const struct pts_engine *eng,
+			       unsigned int parts_off)
+{
+	if (!engine_provides(eng, "thp.fault_alloc", 0, 0))
+		return "thp.fault_alloc is not attached";
+	if (parts_off & PTS_PART_COUNTS)
+		return "the counts are off (--parts)";
+	return NULL;
 }
 
 void selfcheck_text(FILE *out, const struct selfcheck *sc)

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 #include "data/collector.h"
 #include "data/kcounters.h"
+#include "engine/engine.h"
 
 #define SELFCHECK_MAX	16
 
@@ -27,12 +28,29 @@ struct selfcheck {
 	int compared;		/* counts that had a kernel counter to check */
 	int nr;			/* counts above theirs (at most SELFCHECK_MAX kept) */
 	int lost;		/* more than SELFCHECK_MAX: not kept */
+	uint32_t orders_compared;	/* bit per order: a count was compared */
+	uint32_t orders_above;		/* bit per order: a count was above */
 	struct selfcheck_excess ex[SELFCHECK_MAX];
 };
 
 /* @snap: ptscope's counts over a window; @delta: the kernel's over it */
 void selfcheck_run(struct selfcheck *sc, const struct pts_snapshot *snap,
 		   const struct kcounters *delta, uint64_t page_size);
+/*
+ * The live views' check (top, export): ptscope's counts since it attached
+ * (@snap, cumulative) against the kernel's since @base, read before the
+ * programs were attached.  Cumulative, not per interval: the
+ * stock-tracepoint path counts an allocation when its thread moves on,
+ * which may be an interval after the kernel counted it.
+ */
+void selfcheck_since(struct selfcheck *sc, const struct pts_snapshot *snap,
+		     const struct kcounters *base, uint64_t page_size);
+/*
+ * Why a live view cannot check its fault counts (a reason to show in its
+ * place), or NULL when it can; @parts_off: PTS_PART_* left out.
+ */
+const char *selfcheck_live_off(const struct pts_engine *eng,
+			       unsigned int parts_off);
 /* one line per count above the kernel's, or one line saying all agree */
 void selfcheck_text(FILE *out, const struct selfcheck *sc);
 json_object *selfcheck_json(const struct selfcheck *sc);

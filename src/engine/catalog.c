@@ -415,6 +415,20 @@ static const struct pts_candidate mremap_folio_lookups_cands[] = {
 };
 CANDIDATES_FIT(mremap_folio_lookups_cands);
 
+/*
+ * The stock-tracepoint fault path's programs and what they need, in both
+ * of its variants (with and without the x86 fault tracepoints)
+ */
+#define THP_TP_PROGS \
+	"thp_page_alloc", "thp_page_free", "thp_task_exit", \
+	"thp_madvise_enter", "thp_madvise_exit"
+#define THP_TP_REQS \
+	{ PTS_REQ_BTF_TRACE, "mm_page_alloc" }, \
+	{ PTS_REQ_BTF_TRACE, "mm_page_free" }, \
+	{ PTS_REQ_BTF_TRACE, "sched_process_exit" }, \
+	{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_enter_madvise" }, \
+	{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_exit_madvise" },
+
 static const struct pts_candidate thp_fault_alloc_cands[] = {
 	{
 		.kind = PTS_PATH_PATCHED,
@@ -467,22 +481,29 @@ static const struct pts_candidate thp_fault_alloc_cands[] = {
 	},
 	{
 		.kind = PTS_PATH_TRACEPOINT,
-		.label = "tp_btf kmem:mm_page_alloc (order, THP gfp mask, user task)",
+		.label = "tp_btf kmem:mm_page_alloc (order, THP gfp mask, user task), mm_page_free, exceptions:page_fault_user",
 		.exact = false,
-		.inferred_from = "page allocations of order >= 2 with vma_thp_gfp_mask() bits by user tasks outside madvise(); a folio the same thread frees before mapping it is a memcg charge fallback; order 0 not visible",
+		.inferred_from = "page allocations of order >= 2 with vma_thp_gfp_mask() bits by user tasks outside madvise(); a folio the same thread frees before mapping it is a memcg charge fallback, unless the fault charged it (a PMD folio: its page table was allocated) or went on without a smaller allocation (mTHP: the fault lost the race to map the range, counted as race_lost, neither alloc nor fallback; get_user_pages() faults have no fault event, so a race lost there may be taken for a refused charge); order 0 not visible",
 		.obj = PTS_OBJ_THP,
-		.cfg_flags = PTS_CFG_FAULT_CHARGE_FREE,
-		.progs = { "thp_page_alloc", "thp_page_free",
-			   "thp_task_exit", "thp_madvise_enter",
-			   "thp_madvise_exit" },
+		.cfg_flags = PTS_CFG_FAULT_CHARGE_FREE | PTS_CFG_FAULT_BOUNDS,
+		.progs = { THP_TP_PROGS, "thp_fault_user", "thp_fault_kernel" },
 		.taxes_syscalls = true,
 		.reqs = {
-			{ PTS_REQ_BTF_TRACE, "mm_page_alloc" },
-			{ PTS_REQ_BTF_TRACE, "mm_page_free" },
-			{ PTS_REQ_BTF_TRACE, "sched_process_exit" },
-			{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_enter_madvise" },
-			{ PTS_REQ_TRACEFS_EVENT, "syscalls/sys_exit_madvise" },
+			THP_TP_REQS
+			/* its page_fault_kernel is in the same header */
+			{ PTS_REQ_BTF_TRACE, "page_fault_user" },
 		},
+	},
+	{
+		.kind = PTS_PATH_TRACEPOINT,
+		.label = "tp_btf kmem:mm_page_alloc (order, THP gfp mask, user task), mm_page_free",
+		.exact = false,
+		.inferred_from = "page allocations of order >= 2 with vma_thp_gfp_mask() bits by user tasks outside madvise(); a PMD folio the same thread frees before mapping it is a memcg charge fallback, or a lost race to map the range when its page table was allocated (race_lost, neither alloc nor fallback); an mTHP folio freed so is ambiguous (no fault boundaries: counted as ambiguous, in neither alloc nor fallback); order 0 not visible",
+		.obj = PTS_OBJ_THP,
+		.cfg_flags = PTS_CFG_FAULT_CHARGE_FREE,
+		.progs = { THP_TP_PROGS },
+		.taxes_syscalls = true,
+		.reqs = { THP_TP_REQS },
 	},
 };
 CANDIDATES_FIT(thp_fault_alloc_cands);

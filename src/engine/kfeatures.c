@@ -532,29 +532,60 @@ const char *kfeatures_enum_name(const struct pts_kfeatures *kf, const char *enum
 
 /* historical ___GFP_* values (include/linux/gfp_types.h, 6.1) */
 #define GFP_MOVABLE_6_1		0x08ULL
+#define GFP_ZERO_6_1		0x100ULL
+#define GFP_DIRECT_RECLAIM_6_1	0x400ULL
 #define GFP_COMP_6_1		0x40000ULL
 #define GFP_NOMEMALLOC_6_1	0x80000ULL
 #define GFP_HARDWALL_6_1	0x100000ULL
+#define GFP_ACCOUNT_6_1		0x400000ULL
 
 /*
  * 6.10+ numbers the bits in an enum (___GFP_*_BIT) that kernels may
- * shift, so read it from BTF.
+ * shift, so read them from BTF; @fallback where BTF has none of them.
  */
+static __u64 gfp_bits(const struct pts_kfeatures *kf, const char *const *bits,
+		      size_t nr, __u64 fallback)
+{
+	long long bit;
+	__u64 mask = 0;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (kfeatures_enum_value(kf, bits[i], &bit) || bit < 0 || bit > 63)
+			return fallback;
+		mask |= 1ULL << bit;
+	}
+	return mask;
+}
+
 __u64 kfeatures_thp_gfp_mask(const struct pts_kfeatures *kf)
 {
 	static const char *const bits[] = {
 		"___GFP_MOVABLE_BIT", "___GFP_COMP_BIT",
 		"___GFP_NOMEMALLOC_BIT", "___GFP_HARDWALL_BIT",
 	};
-	long long bit;
-	__u64 mask = 0;
-	size_t i;
 
-	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
-		if (kfeatures_enum_value(kf, bits[i], &bit) || bit < 0 || bit > 63)
-			return GFP_MOVABLE_6_1 | GFP_COMP_6_1 |
-			       GFP_NOMEMALLOC_6_1 | GFP_HARDWALL_6_1;
-		mask |= 1ULL << bit;
-	}
-	return mask;
+	return gfp_bits(kf, bits, sizeof(bits) / sizeof(bits[0]),
+			GFP_MOVABLE_6_1 | GFP_COMP_6_1 | GFP_NOMEMALLOC_6_1 |
+			GFP_HARDWALL_6_1);
+}
+
+/* GFP_PGTABLE_USER's own bits (include/asm-generic/pgalloc.h) */
+__u64 kfeatures_pgtable_gfp_mask(const struct pts_kfeatures *kf)
+{
+	static const char *const bits[] = {
+		"___GFP_ZERO_BIT", "___GFP_ACCOUNT_BIT",
+		"___GFP_DIRECT_RECLAIM_BIT",
+	};
+
+	return gfp_bits(kf, bits, sizeof(bits) / sizeof(bits[0]),
+			GFP_ZERO_6_1 | GFP_ACCOUNT_6_1 |
+			GFP_DIRECT_RECLAIM_6_1);
+}
+
+__u64 kfeatures_movable_gfp_mask(const struct pts_kfeatures *kf)
+{
+	static const char *const bits[] = { "___GFP_MOVABLE_BIT" };
+
+	return gfp_bits(kf, bits, 1, GFP_MOVABLE_6_1);
 }

@@ -63,5 +63,7 @@ const char *kfeatures_enum_name(const struct pts_kfeatures *kf, const char *enum
  * that vary with the defrag setting, as this kernel numbers them.
  */
 __u64 kfeatures_thp_gfp_mask(const struct pts_kfeatures *kf);
+__u64 kfeatures_pgtable_gfp_mask(const struct pts_kfeatures *kf);
+__u64 kfeatures_movable_gfp_mask(const struct pts_kfeatures *kf);
 
 #endif

@@ -157,10 +157,36 @@ static const char *collapse_name(const void *ctx, int status)
 	return ex->collapse_names[status];
 }
 
+/*
+ * The self-check of this scrape into @sc, or NULL with the reason it is
+ * not served in *@off.
+ */
+static const struct selfcheck *scrape_selfcheck(const struct pts_exporter *ex,
+						const struct pts_snapshot *snap,
+						struct selfcheck *sc,
+						const char **off)
+{
+	const struct pts_export_source *src = ex->src;
+
+	*off = NULL;
+	if (!src->kc_base)
+		return NULL;
+	*off = selfcheck_live_off(src->eng, src->parts_off);
+	if (*off)
+		return NULL;
+	selfcheck_since(sc, snap, src->kc_base, src->page_size);
+	if (!sc->compared) {
+		*off = "the kernel has no hugepage fault counters to compare with";
+		return NULL;
+	}
+	return sc;
+}
+
 /* @snap rendered into a malloc()ed page; 0 or -errno */
 static int build_page(struct pts_exporter *ex, const struct pts_snapshot *snap,
 		      char **page, size_t *len)
 {
+	struct selfcheck sc;
 	struct prom_input in = {
 		.eng = ex->src->eng,
 		.snap = snap,
@@ -174,9 +200,11 @@ static int build_page(struct pts_exporter *ex, const struct pts_snapshot *snap,
 		.parts_off = ex->src->parts_off,
 		.carry = &ex->carry,
 	};
-	FILE *f = open_memstream(page, len);
+	FILE *f;
 	int err;
 
+	in.selfcheck = scrape_selfcheck(ex, snap, &sc, &in.selfcheck_off);
+	f = open_memstream(page, len);
 	if (!f)
 		return -errno;
 	if (in.progs)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "data/collector.h"
+#include "data/kcounters.h"
 #include "tracer/tracer.h"	/* struct pts_prog_ref */
 #include "engine/engine.h"
 #include "engine/kfeatures.h"
@@ -36,6 +37,8 @@ struct pts_export_source {
 	size_t cgroup_labels;
 	/* PTS_PART_* the BPF programs leave out (--parts): not served */
 	unsigned int parts_off;
+	/* the kernel's hugepage counters before attaching; NULL: no self-check */
+	const struct kcounters *kc_base;
 };
 
 struct pts_exporter;

@@ -6,7 +6,9 @@
  * before 5.8) while kernel.unprivileged_bpf_disabled is set, so whether
  * one capability stays is probed, not guessed; the same holds for the
  * updates and deletes of the cgroup rows (data/cgroup_prune.c).  The files
- * read later (/etc/localtime, /sys/devices/system/cpu/possible, the cgroup
+ * read later (/etc/localtime, /sys/devices/system/cpu/possible, the
+ * kernel's hugepage counters in /proc/vmstat and
+ * /sys/kernel/mm/transparent_hugepage for the self-check, the cgroup
  * v2 directories walked for the paths of new cgroup ids and stat()ed to
  * see whether they are gone, and the kubelet's /var/log/pods and
  * /var/log/containers) are world-readable.

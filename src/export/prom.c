@@ -42,6 +42,12 @@ const struct prom_family prom_families[PROM_NR_FAMILIES] = {
 	[PROM_FAM_PROG_RUNS] = { "ptscope_bpf_program_runs_total", "counter",
 		"Runs of each ptscope BPF program since export started.",
 		{ "program" } },
+	[PROM_FAM_SELFCHECK] = { "ptscope_hugepage_fault_selfcheck", "gauge",
+		"1 while ptscope's hugepage fault counts of a size since export "
+		"started are at most the kernel's own (hugepages-*kB/stats, "
+		"/proc/vmstat thp_fault_*) over the same time; 0 once one is "
+		"above: ptscope miscounted that size, and its fault counts "
+		"are not to be trusted.", { "size", "order" } },
 };
 
 const char *const prom_cgroup_labels[PROM_CGROUP_LABELS] = {
@@ -510,6 +516,33 @@ static void render_progs(const struct prom_input *in, FILE *out)
 	}
 }
 
+/* one series per folio size the kernel counts: 1 agrees, 0 disowned */
+static void render_selfcheck(const struct prom_input *in, FILE *out)
+{
+	const struct prom_family *p = &prom_families[PROM_FAM_SELFCHECK];
+	const struct selfcheck *sc = in->selfcheck;
+	struct prom_label l[2] = { { p->labels[0], NULL }, { p->labels[1], NULL } };
+	char size[16], order[8];
+	unsigned int o;
+
+	if (!sc) {
+		/* absent, not "agrees": a comment says why */
+		if (in->selfcheck_off)
+			fprintf(out, "# %s left out: %s\n", p->name,
+				in->selfcheck_off);
+		return;
+	}
+	put_fixed_family(out, PROM_FAM_SELFCHECK);
+	for (o = 0; o < PTS_MAX_ORDER; o++) {
+		if (!(sc->orders_compared & (1U << o)))
+			continue;
+		l[0].value = fmt_order_size(size, sizeof(size), o, in->page_size);
+		snprintf(order, sizeof(order), "%u", o);
+		l[1].value = order;
+		put_u64(out, p->name, l, 2, !(sc->orders_above & (1U << o)));
+	}
+}
+
 int prom_render(const struct prom_input *in, FILE *out)
 {
 	int err;
@@ -520,6 +553,7 @@ int prom_render(const struct prom_input *in, FILE *out)
 		return err;
 	render_probes(in, out);
 	render_progs(in, out);
+	render_selfcheck(in, out);
 	if (fflush(out) || ferror(out))
 		return errno ? -errno : -EIO;
 	return 0;

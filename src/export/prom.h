@@ -21,6 +21,7 @@
 #include "data/cgroup_carry.h"
 #include "data/collector.h"
 #include "data/schema.h"
+#include "data/selfcheck.h"
 #include "engine/engine.h"
 
 #define PROM_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
@@ -57,6 +58,12 @@ struct prom_input {
 	 * counts are shown once (cgroup_carry.h); NULL: shown as the rows are
 	 */
 	struct pts_cgroup_carry *carry;
+	/*
+	 * the fault counts since export started against the kernel's
+	 * (selfcheck_since()); NULL: not served, for selfcheck_off's reason
+	 */
+	const struct selfcheck *selfcheck;
+	const char *selfcheck_off;
 };
 
 /*
@@ -71,6 +78,7 @@ enum prom_family_id {
 	PROM_FAM_PROBE,
 	PROM_FAM_PROG_SECS,
 	PROM_FAM_PROG_RUNS,
+	PROM_FAM_SELFCHECK,
 	PROM_NR_FAMILIES,
 };
 

@@ -28,6 +28,8 @@ void tracer_build_config(const struct pts_kfeatures *kf,
 	cfg->pmd_size = page_size * entries;
 	cfg->pud_size = cfg->pmd_size * entries;
 	cfg->thp_gfp_mask = kfeatures_thp_gfp_mask(kf);
+	cfg->pgtable_gfp_mask = kfeatures_pgtable_gfp_mask(kf);
+	cfg->movable_gfp_mask = kfeatures_movable_gfp_mask(kf);
 	if (p->events)
 		cfg->flags |= PTS_CFG_EVENTS;
 	cfg->filter_cgroup = p->cgroup != NULL;
@@ -103,6 +105,7 @@ int tracer_start(struct pts_tracer *t, const struct pts_tracer_params *p)
 	t->rep.eng = &t->eng;
 	t->rep.kf = &t->kf;
 	t->rep.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	kcounters_read(&t->kc_base);
 	err = engine_attach(&t->eng, &t->cfg, kfeatures_check, &t->kf);
 	if (err == -ENOENT && p->probe_only)
 		return 0;	/* probe reports why nothing attaches */

@@ -18,6 +18,7 @@
 #include "data/cgroup.h"
 #include "data/cgroup_names.h"
 #include "data/collector.h"
+#include "data/kcounters.h"
 #include "data/report_input.h"
 
 /* what to trace and how, built by the views from their options */
@@ -67,6 +68,8 @@ struct pts_tracer {
 	struct pts_kube_logs *kube_logs;	/* the same */
 	bool prune_cgroups;
 	double pruned_at;		/* CLOCK_MONOTONIC of the last look */
+	/* the kernel's hugepage counters just before attaching (self-check) */
+	struct kcounters kc_base;
 };
 
 /*

@@ -416,6 +416,7 @@ static void export_source(struct pts_tracer *t, struct pts_export_source *src,
 		.cgroup_labels = (t->cfg.parts & PTS_PART_CGROUP_ROWS) ?
 				 (size_t)opts->cgroup_labels : 0,
 		.parts_off = PTS_PARTS_ALL & ~t->cfg.parts,
+		.kc_base = &t->kc_base,
 	};
 	src->progs = tracer_programs(t, &src->nr_progs);
 }

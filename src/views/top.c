@@ -18,6 +18,7 @@
 #include "data/format.h"
 #include "data/hist.h"
 #include "data/schema.h"
+#include "data/selfcheck.h"
 #include "views/report.h"
 #include "tracer/tracer.h"
 #include "views/signals.h"
@@ -102,6 +103,9 @@ struct top_frame {
 	int width;		/* columns of the output */
 	double span;		/* seconds the frame was meant to cover */
 	bool partial;		/* -d ended the interval early */
+	/* fault counts since attaching against the kernel's; off: why not */
+	struct selfcheck sc;
+	const char *sc_off;
 };
 
 
@@ -409,6 +413,10 @@ static void render_text(FILE *out, const struct top_frame *f)
 	top_header(out, f);
 	cost_line(out, f);
 	top_totals(out, f);
+	if (f->sc_off)
+		fprintf(out, "\nself-check: none (%s)\n", f->sc_off);
+	else
+		selfcheck_text(out, &f->sc);
 	hist_line(out, "mremap latency", &all);
 	top_table(out, f);
 	report_cgroups_text(out, &f->s->rep, f->d, f->rows, true, f->width);
@@ -437,6 +445,9 @@ static int render_json(FILE *out, const struct top_frame *f)
 	if (f->partial)
 		json_object_object_add(root, "partial",
 				       json_object_new_boolean(true));
+	if (!f->sc_off)
+		json_object_object_add(root, "self_check",
+				       selfcheck_json(&f->sc));
 	/* over a buffer's worth goes straight out: keep its errno */
 	if (fprintf(out, "%s\n", json_object_to_json_string_ext(root,
 			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
@@ -646,6 +657,11 @@ static int top_loop(struct pts_tracer *s, struct pts_exporter *ex, FILE *out,
 			break;
 		if (tracer_read(s, &now))
 			goto read_failed;
+		frame.sc_off = selfcheck_live_off(&s->eng,
+						  PTS_PARTS_ALL & ~s->cfg.parts);
+		if (!frame.sc_off)
+			selfcheck_since(&frame.sc, &now, &s->kc_base,
+					s->rep.page_size);
 		snapshot_delta(&now, &prev, &delta);
 		frame.d = &delta;
 		frame.span = next - begin;

@@ -263,6 +263,35 @@ beside_other_ptscope() {
 	wait $other 2>/dev/null
 }
 
+# the mount point of cgroup v2 when it has the memory controller
+v2_memory() {
+	local dir
+	dir=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[ -n "$dir" ] && grep -qw memory "$dir/cgroup.controllers" &&
+		echo "$dir"
+}
+
+v1_memory() {
+	awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts
+}
+
+# limited_cgroup VERSION ROOT: a new cgroup CG_NAME under ROOT limited to
+# LIMIT bytes, swap included, its path printed
+limited_cgroup() {
+	local cg=$2/$CG_NAME
+	mkdir "$cg" || return 1
+	if [ "$1" = v2 ]; then
+		echo +memory >"$2/cgroup.subtree_control" 2>/dev/null
+		echo "$LIMIT" >"$cg/memory.max" || return 1
+		[ -e "$cg/memory.swap.max" ] && echo 0 >"$cg/memory.swap.max"
+	else
+		echo "$LIMIT" >"$cg/memory.limit_in_bytes" || return 1
+		[ -e "$cg/memory.memsw.limit_in_bytes" ] &&
+			echo "$LIMIT" >"$cg/memory.memsw.limit_in_bytes"
+	fi
+	echo "$cg"
+}
+
 require_root() {
 	if [ "$(id -u)" -ne 0 ]; then
 		not_ok "live tests need root"

@@ -172,6 +172,16 @@ for m in "${!family[@]}"; do
 	esac
 done
 
+# the fault counts' self-check against the kernel's counters: served
+# wherever thp.fault_alloc is attached, and absent with a reason where not
+if grep -q '^ptscope_probe_attached{metric="thp.fault_alloc",.*} 1$' "$TMP/before.txt"; then
+	check_eq "self-check served for 2M, and agrees" 1 \
+		"$(value "$TMP/before.txt" 'ptscope_hugepage_fault_selfcheck{size="2M",order="9"}')"
+else
+	check_eq "no thp.fault_alloc: the self-check is left out, saying why" 1 \
+		"$(grep -c '^# ptscope_hugepage_fault_selfcheck left out: thp.fault_alloc is not attached$' "$TMP/before.txt")"
+fi
+
 # --- a known workload: 5 PMD-aligned moves of 16 MiB ---
 pmd_calls='ptscope_mremap_calls_total{class="pmd"}'
 pmd_bytes='ptscope_mremap_bytes_total{class="pmd"}'

@@ -42,35 +42,6 @@ trap cleanup EXIT
 echo madvise >"$THP/enabled"
 echo inherit >"$THP/hugepages-2048kB/enabled"
 
-# the mount point of cgroup v2 when it has the memory controller
-v2_memory() {
-	local dir
-	dir=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-	[ -n "$dir" ] && grep -qw memory "$dir/cgroup.controllers" &&
-		echo "$dir"
-}
-
-v1_memory() {
-	awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts
-}
-
-# limited_cgroup VERSION ROOT: a new cgroup under ROOT limited to LIMIT,
-# swap included, its path printed
-limited_cgroup() {
-	local cg=$2/$CG_NAME
-	mkdir "$cg" || return 1
-	if [ "$1" = v2 ]; then
-		echo +memory >"$2/cgroup.subtree_control" 2>/dev/null
-		echo "$LIMIT" >"$cg/memory.max" || return 1
-		[ -e "$cg/memory.swap.max" ] && echo 0 >"$cg/memory.swap.max"
-	else
-		echo "$LIMIT" >"$cg/memory.limit_in_bytes" || return 1
-		[ -e "$cg/memory.memsw.limit_in_bytes" ] &&
-			echo "$LIMIT" >"$cg/memory.memsw.limit_in_bytes"
-	fi
-	echo "$cg"
-}
-
 # memcg_case VERSION ROOT
 memcg_case() {
 	local v=$1 cg out=$TMP/memcg-$1.json

@@ -158,6 +158,8 @@ if wait_for 10 grep -q 'tracing' "$TMP/rates.err"; then
 		"$(grep -c '^mremap calls [0-9.]*/s, per 2 s: pud 0 pmd 6 ' "$TMP/rates.out")"
 	check_eq "top -i 2: fault line labels rate and count" 1 \
 		"$(grep -c '^hugepage faults [0-9.]*/s, per 2 s: ' "$TMP/rates.out")"
+	check_eq "top -i 2: the fault counts' self-check agrees" 1 \
+		"$(grep -c '^self-check: [0-9]* hugepage fault counts, none above the kernel.s$' "$TMP/rates.out")"
 else
 	kill $pid $target 2>/dev/null
 	not_ok "top -i 2 did not start: $(head -n2 "$TMP/rates.err")"

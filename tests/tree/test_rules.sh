@@ -37,20 +37,28 @@ run "promtool test rules dashboards/tests/ptscope.rules.test.yml" \
 	"$PROMTOOL" test rules dashboards/tests/ptscope.rules.test.yml
 run "the rules' names are in the schema" tests/check_dashboard.py --rules "$RULES"
 
+# mutant_fails WHAT SED: the rules edited by SED must fail their unit
+# tests, on PtscopeTHPFaultFallbackHigh
+mutant_fails() {
+	mkdir -p "$TMP/mut/tests"
+	sed "$2" "$RULES" >"$TMP/mut/ptscope.rules.yml"
+	cp dashboards/tests/ptscope.rules.test.yml "$TMP/mut/tests/"
+	if cmp -s "$RULES" "$TMP/mut/ptscope.rules.yml"; then
+		not_ok "the edit ($1) changed nothing in $RULES"
+	elif "$PROMTOOL" test rules "$TMP/mut/tests/ptscope.rules.test.yml" >"$TMP/out" 2>&1; then
+		not_ok "promtool test rules passes with $1"
+	elif grep -q 'PtscopeTHPFaultFallbackHigh' "$TMP/out"; then
+		ok "promtool test rules fails with $1"
+	else
+		not_ok "promtool test rules fails with $1, but not on PtscopeTHPFaultFallbackHigh: $(grep . "$TMP/out" | tail -1)"
+	fi
+}
+
 # the unit tests bite: with the 2 MiB fallback threshold at 80% instead
-# of 50%, the node at 75% must make them fail
-mkdir -p "$TMP/mut/tests"
-sed 's/{size="2M"} > 0.5$/{size="2M"} > 0.8/' "$RULES" >"$TMP/mut/ptscope.rules.yml"
-cp dashboards/tests/ptscope.rules.test.yml "$TMP/mut/tests/"
-if cmp -s "$RULES" "$TMP/mut/ptscope.rules.yml"; then
-	not_ok "the threshold edit changed nothing in $RULES"
-elif "$PROMTOOL" test rules "$TMP/mut/tests/ptscope.rules.test.yml" >"$TMP/out" 2>&1; then
-	not_ok "promtool test rules passes with the fallback threshold at 80%"
-elif grep -q 'PtscopeTHPFaultFallbackHigh' "$TMP/out"; then
-	ok "promtool test rules fails with the fallback threshold at 80%"
-else
-	not_ok "promtool test rules fails, but not on PtscopeTHPFaultFallbackHigh: $(grep . "$TMP/out" | tail -1)"
-fi
+# of 50%, the node at 75% must make them fail; without the self-check's
+# gate, so must the node whose counts it disowned
+mutant_fails "the fallback threshold at 80%" 's/{size="2M"} > 0.5$/{size="2M"} > 0.8/'
+mutant_fails "no self-check gate" 's/ptscope_hugepage_fault_selfcheck{size="2M"} == 0$/ptscope_hugepage_fault_selfcheck{size="none"} == 0/'
 
 # the check fails, naming it, on a family, a recorded name and a metric
 # label value that do not exist

@@ -382,6 +382,26 @@ static void test_tracepoints_only(void **state)
 	assert_why("thp.fault_alloc", 2, KPROBE_REFUSED);
 }
 
+/*
+ * No exceptions:page_fault_user (arm64): the fault path without fault
+ * boundaries, which counts mTHP frees it cannot place as ambiguous
+ */
+static void test_tracepoints_without_fault_boundaries(void **state)
+{
+	struct fake_kernel k = kernel_6_15(REQ_BIT(PTS_REQ_FENTRY) |
+					   REQ_BIT(PTS_REQ_KPROBE));
+	const struct pts_metric *m = catalog_find("thp.fault_alloc");
+
+	k.missing = "page_fault_user";
+	choose(PTS_MODE_AUTO, false, &k);
+	assert_non_null(m);
+	assert_chosen("thp.fault_alloc", 4);
+	assert_why_has("thp.fault_alloc", 3, "page_fault_user");
+	assert_true(m->cands[3].cfg_flags & PTS_CFG_FAULT_BOUNDS);
+	assert_false(m->cands[4].cfg_flags & PTS_CFG_FAULT_BOUNDS);
+	assert_true(m->cands[4].cfg_flags & PTS_CFG_FAULT_CHARGE_FREE);
+}
+
 /* a requirement that fails stops the candidate: later ones are not asked */
 static void test_first_failing_requirement_stops(void **state)
 {
@@ -878,6 +898,7 @@ int main(void)
 		cmocka_unit_test(test_fentry_fails_pmc_uses_kprobe),
 		cmocka_unit_test(test_fentry_fails_scalar_uses_kprobe),
 		cmocka_unit_test(test_tracepoints_only),
+		cmocka_unit_test(test_tracepoints_without_fault_boundaries),
 		cmocka_unit_test(test_first_failing_requirement_stops),
 		cmocka_unit_test(test_other_kernel_flags),
 		cmocka_unit_test(test_no_tracefs_uses_btf_tracepoints),

@@ -23,6 +23,8 @@ static struct pts_snapshot snap;
 /* the busiest cgroups that get a label; 0: none (the default page) */
 static size_t cgroup_limit;
 static unsigned int parts_off;	/* export --parts: left out */
+static const struct selfcheck *selfcheck;	/* NULL: for selfcheck_off */
+static const char *selfcheck_off;
 /* the last rendered page (open_memstream) */
 static char *page;
 static size_t page_len;
@@ -33,6 +35,8 @@ static int setup(void **state)
 	memset(&snap, 0, sizeof(snap));
 	cgroup_limit = 0;
 	parts_off = 0;
+	selfcheck = NULL;
+	selfcheck_off = NULL;
 	page = NULL;
 	page_len = 0;
 	return 0;
@@ -80,6 +84,8 @@ static const char *render_stats(const struct prom_prog *progs, size_t nr,
 		.progs_off = progs_off,
 		.cgroup_limit = cgroup_limit,
 		.parts_off = parts_off,
+		.selfcheck = selfcheck,
+		.selfcheck_off = selfcheck_off,
 	};
 
 	FILE *out;
@@ -465,6 +471,39 @@ static void test_faults_tracepoint_path(void **state)
 		    "path=\"tracepoint\",status=\"inferred\"} 1");
 }
 
+/* one series per size compared: 0 where a count was above the kernel's */
+static void test_selfcheck(void **state)
+{
+	struct selfcheck sc = {
+		.compared = 9,
+		.nr = 1,
+		.orders_compared = (1U << 4) | (1U << 9),
+		.orders_above = 1U << 9,
+	};
+	const char *text;
+
+	selfcheck = &sc;
+	text = render();
+	assert_line(text, "# TYPE ptscope_hugepage_fault_selfcheck gauge");
+	assert_line(text, "ptscope_hugepage_fault_selfcheck{size=\"64K\","
+		    "order=\"4\"} 1");
+	assert_line(text, "ptscope_hugepage_fault_selfcheck{size=\"2M\","
+		    "order=\"9\"} 0");
+	assert_absent(text, "order=\"5\"} ");
+}
+
+/* no self-check: absent, not "agrees", and a comment says why */
+static void test_selfcheck_off(void **state)
+{
+	const char *text;
+
+	selfcheck_off = "thp.fault_alloc is not attached";
+	text = render();
+	assert_line(text, "# ptscope_hugepage_fault_selfcheck left out: "
+		    "thp.fault_alloc is not attached");
+	assert_absent(text, "ptscope_hugepage_fault_selfcheck{");
+}
+
 static void test_collapse_results(void **state)
 {
 	const char *text;
@@ -687,6 +726,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_faults_tracepoint_path,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_collapse_results, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_selfcheck, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_selfcheck_off, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_program_stats_off, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_program_stats, setup, teardown),

@@ -96,6 +96,9 @@ static void test_alloc_above_kernel(void **state)
 	assert_non_null(strstr(text_of(&sc),
 		"hugepage_faults.alloc[2M] = 16 is above the kernel's vmstat/thp_fault_alloc +2"));
 	assert_status(&sc, "above_kernel");
+	/* the sizes compared, and the one disowned */
+	assert_int_equal(sc.orders_compared, (1U << 4) | (1U << PMD_ORDER));
+	assert_int_equal(sc.orders_above, 1U << PMD_ORDER);
 	o = selfcheck_json(&sc);
 	above = json_object_object_get(o, "above_kernel");
 	assert_int_equal(json_object_array_length(above), 2);
@@ -122,6 +125,7 @@ static void test_at_or_below_kernel(void **state)
 	check_memcg_case(&sc, 0,
 		"self-check: 7 hugepage fault counts, none above the kernel's");
 	assert_status(&sc, "ok");
+	assert_int_equal(sc.orders_above, 0);
 }
 
 /* a size the kernel has no counter for (before 6.8) is not compared */
