@@ -106,6 +106,8 @@ struct top_frame {
 	/* fault counts since attaching against the kernel's; off: why not */
 	struct selfcheck sc;
 	const char *sc_off;
+	/* a short terminal: a self-check with nothing to report takes no line */
+	bool sc_quiet;
 };
 
 
@@ -180,8 +182,20 @@ static void cost_line(FILE *out, const struct top_frame *f)
 	print_wrapped(out, text, f->width);
 }
 
-/* the lines cost_line() takes at the frame's width */
-static int cost_rows(const struct top_frame *f)
+/* the fault self-check: its live result, or why there is none */
+static void selfcheck_lines(FILE *out, const struct top_frame *f)
+{
+	if (f->sc_quiet && !f->sc_off && f->sc.compared && !f->sc.nr)
+		return;
+	if (f->sc_off)
+		fprintf(out, "\nself-check: none (%s)\n", f->sc_off);
+	else
+		selfcheck_text(out, &f->sc);
+}
+
+/* the lines @draw takes at the frame's width */
+static int rows_of(const struct top_frame *f,
+		   void (*draw)(FILE *out, const struct top_frame *f))
 {
 	char *text = NULL, *p;
 	size_t len = 0;
@@ -190,10 +204,11 @@ static int cost_rows(const struct top_frame *f)
 
 	if (!mem)
 		return 0;
-	cost_line(mem, f);
+	draw(mem, f);
 	fclose(mem);
+	/* draw_screen() leaves empty lines out */
 	for (p = text; *p; p++)
-		rows += *p == '\n';
+		rows += *p == '\n' && p > text && p[-1] != '\n';
 	free(text);
 	return rows;
 }
@@ -403,7 +418,8 @@ static void top_table(FILE *out, const struct top_frame *f)
 	}
 }
 
-static void render_text(FILE *out, const struct top_frame *f)
+/* everything above the process and cgroup tables */
+static void top_above_tables(FILE *out, const struct top_frame *f)
 {
 	struct pts_hist all = {};
 	int c;
@@ -413,11 +429,13 @@ static void render_text(FILE *out, const struct top_frame *f)
 	top_header(out, f);
 	cost_line(out, f);
 	top_totals(out, f);
-	if (f->sc_off)
-		fprintf(out, "\nself-check: none (%s)\n", f->sc_off);
-	else
-		selfcheck_text(out, &f->sc);
+	selfcheck_lines(out, f);
 	hist_line(out, "mremap latency", &all);
+}
+
+static void render_text(FILE *out, const struct top_frame *f)
+{
+	top_above_tables(out, f);
 	top_table(out, f);
 	report_cgroups_text(out, &f->s->rep, f->d, f->rows, true, f->width);
 }
@@ -502,17 +520,34 @@ static int help_screen(FILE *out, int width)
 	return out_error(out);
 }
 
+/*
+ * Rows left for the tables on a terminal of @height: draw_screen() draws
+ * height - 1 lines; a table takes its title, the hidden columns' line and
+ * its head.  Where no row would be left, a self-check with nothing to
+ * report gives its line up.
+ */
+#define TABLE_HEAD_ROWS	3
+
+static int table_room(struct top_frame *f, int height)
+{
+	int fit = height - 1 - rows_of(f, top_above_tables) - TABLE_HEAD_ROWS;
+
+	if (fit >= 1)
+		return fit;
+	f->sc_quiet = true;
+	return height - 1 - rows_of(f, top_above_tables) - TABLE_HEAD_ROWS;
+}
+
 /* the frame drawn off screen, then over the old one */
 static int render_tty(FILE *out, struct top_frame *f, bool help)
 {
-	int fit = term_rows(fileno(out)) - 12;	/* header, totals, histogram */
+	int fit = table_room(f, term_rows(fileno(out)));
 	char *frame = NULL;
 	size_t len = 0;
 	FILE *mem;
 
 	if (help)
 		return help_screen(out, f->width);
-	fit -= cost_rows(f);
 	if (f->d->has_cgroups)	/* two tables share what is left */
 		fit = (fit - 3) / 2;
 	if (fit < f->rows)
