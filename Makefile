@@ -98,7 +98,7 @@ DEPS_DEB_PKGS := debhelper dpkg-dev lintian systemd bash-completion \
 # (deploy/kubernetes/validate/install.sh) (npm comes with this machine's
 # nodejs; dpkg-dev: dpkg-source, for the static binary's libmicrohttpd)
 DEPS_IMAGE_PKGS := buildah skopeo umoci podman runc catatonit \
-	qemu-user-static debootstrap nodejs dpkg-dev:all
+	qemu-user-static debootstrap docker-registry nodejs dpkg-dev:all
 
 .SECONDARY:
 

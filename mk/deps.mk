@@ -58,5 +58,5 @@ need-deps-deb: need-deps
 
 need-deps-image: need-deps
 	$(call need,deps-image,buildah skopeo umoci podman runc catatonit \
-		qemu-aarch64-static debootstrap node npm)
+		qemu-aarch64-static debootstrap docker-registry node npm)
 

@@ -45,6 +45,7 @@ CONTAINER=ptscope-test-image-$$
 KUBE=$TMP/pod.yaml
 LOADED=
 PLAYED=
+REGISTRY=
 CGDIR=$CGROOT/ptscope-image-$$
 # each Debian architecture's static binary in build/static/, and the
 # qemu-user emulator that runs it
@@ -60,6 +61,7 @@ runtime = "runc"
 EOF
 
 cleanup() {
+	[ -n "$REGISTRY" ] && kill "$REGISTRY" 2>/dev/null
 	[ -n "$PLAYED" ] && podman kube down "$KUBE" >/dev/null 2>&1
 	if [ -n "$LOADED" ]; then
 		podman rm -f "$CONTAINER" "$CONTAINER-term" >/dev/null 2>&1
@@ -199,6 +201,39 @@ for arch in amd64 arm64; do
 	check_eq "$arch image's ptscope --version under $qemu" "ptscope $VERSION" \
 		"$("$qemu" "$TMP/bundle-$arch/rootfs/usr/sbin/ptscope" --version 2>&1 | cut -d' ' -f1-2)"
 done
+
+# --- the README's push: skopeo copy --all to a registry (docker-registry
+# on loopback, its storage in $TMP); the registry serves the same index ---
+cat >"$TMP/registry.yml" <<EOF
+version: 0.1
+log:
+  level: error
+storage:
+  filesystem:
+    rootdirectory: $TMP/registry
+http:
+  addr: 127.0.0.1:$(free_port)
+EOF
+REGISTRY_ADDR=$(sed -n 's/^  addr: //p' "$TMP/registry.yml")
+docker-registry serve "$TMP/registry.yml" >"$TMP/registry.log" 2>&1 &
+REGISTRY=$!
+registry_up() {
+	curl -sf --max-time 2 -o /dev/null "http://$REGISTRY_ADDR/v2/"
+}
+DEST=docker://$REGISTRY_ADDR/ptscope:$VERSION
+if wait_for 30 registry_up &&
+	skopeo copy -q --all --dest-tls-verify=false "oci-archive:$ARCHIVE" "$DEST" \
+		>"$TMP/push.out" 2>&1; then
+	check_eq "skopeo copy --all to a registry: it serves the index" "$digest" \
+		"sha256:$(skopeo inspect --raw --tls-verify=false "$DEST" | sha256sum | cut -d' ' -f1)"
+	check_eq "the registry's arm64 image" arm64 \
+		"$(skopeo inspect --tls-verify=false --override-arch arm64 --format '{{.Architecture}}' "$DEST")"
+else
+	sed 's/^/#   /' "$TMP/push.out" "$TMP/registry.log" 2>/dev/null
+	not_ok "skopeo copy --all oci-archive:$ARCHIVE $DEST failed"
+fi
+kill "$REGISTRY" && wait "$REGISTRY" 2>/dev/null
+REGISTRY=
 
 # --- podman run, as the DaemonSet runs it ---
 podman load -q -i "$ARCHIVE" >"$TMP/load.out" 2>&1 ||
