@@ -355,17 +355,23 @@ fi
 echo "# the scrape through 127.0.0.1:$PORT, mremap calls:"
 grep '^ptscope_mremap_calls_total' "$TMP/after.txt" | sed 's/^/#   /'
 
-# podman stop: SIGTERM, SIGKILL after the manifest's grace period
-start=$(date +%s%N)
-podman stop -t "$GRACE" "$CONTAINER" >/dev/null 2>"$TMP/stop.err"
-ms=$((($(date +%s%N) - start) / 1000000))
-check_eq "podman stop -t $GRACE: exit status" 0 \
-	"$(podman inspect --format '{{.State.ExitCode}}' "$CONTAINER")"
-if [ "$ms" -lt $((GRACE * 1000)) ]; then
-	ok "podman stop: stopped in $ms ms, within the grace period of $GRACE s"
-else
-	not_ok "podman stop: took $ms ms, the grace period is $GRACE s"
-fi
+# stopped CONTAINER CMD...: CMD stops CONTAINER (SIGTERM, SIGKILL after
+# the grace period): exit status 0, within the grace period
+stopped() {
+	local name=$1 start ms
+	shift
+	start=$(date +%s%N)
+	"$@" >/dev/null 2>"$TMP/stop.err"
+	ms=$((($(date +%s%N) - start) / 1000000))
+	check_eq "$*: $name's exit status" 0 \
+		"$(podman inspect --format '{{.State.ExitCode}}' "$name")"
+	if [ "$ms" -lt $((GRACE * 1000)) ]; then
+		ok "$*: stopped in $ms ms, within the grace period of $GRACE s"
+	else
+		not_ok "$*: took $ms ms, the grace period is $GRACE s"
+	fi
+}
+stopped "$CONTAINER" podman stop -t "$GRACE" "$CONTAINER"
 check_eq "podman stop: the exporter's last line" "ptscope: tracing, Ctrl-C to stop" \
 	"$(podman logs "$CONTAINER" 2>&1 | tail -n1)"
 
@@ -501,16 +507,8 @@ grep -F "${CG_WEB#"$CGROOT"}" "$TMP/kafter.txt" | grep '^ptscope_cgroup_mremap_c
 check_eq "kube play: no warning about the log directories" 0 \
 	"$(podman logs "$KC" 2>&1 | grep -c 'warning: --kube-logs')"
 # stop the pod: its containers get SIGTERM, SIGKILL after StopTimeout
-start=$(date +%s%N)
-podman pod stop ptscope >/dev/null 2>"$TMP/podstop.err"
-ms=$((($(date +%s%N) - start) / 1000000))
-check_eq "kube play: podman pod stop: exit status" 0 \
-	"$(podman inspect --format '{{.State.ExitCode}}' "$KC")"
-if [ "$ms" -lt $((GRACE * 1000)) ]; then
-	ok "kube play: the pod stopped in $ms ms, within terminationGracePeriodSeconds $GRACE"
-else
-	not_ok "kube play: the pod took $ms ms to stop, terminationGracePeriodSeconds is $GRACE"
-fi
+# (terminationGracePeriodSeconds, checked above)
+stopped "$KC" podman pod stop ptscope
 podman kube down "$KUBE" >/dev/null 2>&1 && PLAYED=
 
 # without the annotation podman 4.3 applies its default seccomp profile
