@@ -1,26 +1,24 @@
 #!/bin/bash
 # The Debian package in a clean Debian 12: a minimal bookworm made by
-# debootstrap (minbase, with systemd for systemd-analyze), from the
-# machine's own Debian mirror.  apt-get installs the .deb there with the
-# dependencies it declares, and nothing else of ptscope's is in that tree;
-# systemd-analyze verify and security --offline judge the installed unit
-# with that system's systemd; the unit's ExecStart, with the environment
-# of its EnvironmentFile, under its capability bounding set and
-# no_new_privs (setpriv), chrooted into that system, attaches and serves
-# /metrics, which counts a known workload's mremap calls exactly; SIGTERM
-# (what systemctl stop sends) ends it with exit status 0.
-#
-# systemd is not PID 1 on this box (nor in a chroot), so the unit cannot be
-# started by systemd itself: systemctl and systemd-run --scope need a
-# running systemd manager; the test prints what systemd-run says and runs
-# the ExecStart by hand.
+# debootstrap (minbase, with systemd), from the machine's own Debian
+# mirror.  apt-get, chrooted there, installs the .deb with the dependencies
+# it declares, and nothing else of ptscope's is in that tree; that
+# system's systemd-analyze verify and security --offline judge the
+# installed unit.  Then podman (runc) boots that system with its systemd
+# as PID 1, and systemctl starts the unit as an administrator would (port
+# and filter in /etc/default/ptscope): systemd applies the unit's
+# sandbox, capability bounding set and no_new_privs; its process holds no
+# capability once attached and sees a read-only root; its /metrics counts
+# a known workload's mremap calls exactly; systemctl stop (SIGTERM) ends
+# it with exit status 0.
 #
 # The bootstrapped system is cached as a tarball under PTSCOPE_CACHE
 # (/var/cache/ptscope/debian12-ARCH.tar; about 30 s to make, 240 MB), and
 # the packages apt downloads under PTSCOPE_CACHE/debian12-apt; each run
-# unpacks a fresh copy.  DEB=FILE tests that package instead of building
-# one.  Every mount is made in a mount namespace of its own, so none
-# outlives the test.
+# unpacks a fresh copy.  DEB=FILE tests that package; without it, the
+# package make deb built, when it is newer than the tree, else a new one.
+# Every mount of the test's own is made in a mount namespace of its own,
+# so none outlives it.
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=unit.sh
 . "$(dirname "$0")/unit.sh"
@@ -32,11 +30,13 @@ DARCH=$(dpkg --print-architecture)
 BASE=$CACHE/debian12-$DARCH.tar
 ARCHIVES=$CACHE/debian12-apt
 ROOT=$TMP/root
+# shellcheck disable=SC2034 # read by unit.sh
 UNIT=$ROOT/lib/systemd/system/ptscope-exporter.service
-RUNNER=
+CONTAINER=ptscope-test-deb-$$
+BOOTED=
 
 cleanup() {
-	[ -n "$RUNNER" ] && kill "$RUNNER" 2>/dev/null && wait "$RUNNER"
+	[ -n "$BOOTED" ] && podman rm -f -t 0 "$CONTAINER" >/dev/null 2>&1
 	# the mounts were in namespaces that are gone; never descend into one
 	if findmnt -rn -o TARGET | grep -q "^$ROOT"; then
 		echo "# something is still mounted under $ROOT: left in place"
@@ -87,7 +87,7 @@ if [ ! -f "$BASE" ]; then
 	fi
 	tar -C "$TMP/boot" --numeric-owner -cf "$BASE.tmp" . && mv "$BASE.tmp" "$BASE" ||
 		bail "writing $BASE failed"
-	rm -rf --one-file-system "$TMP/boot"
+	rm -rf --one-file-system "${TMP:?}/boot"
 	ok "debootstrap bookworm (minbase, systemd) from $mirror: $((SECONDS - start)) s, cached in $BASE"
 fi
 flock -u 9
@@ -101,9 +101,22 @@ cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 
 # --- the package ---
 VERSION=$(sed -n 's/^#define PTSCOPE_VERSION "\(.*\)"/\1/p' src/main.c)
+# deb_fresh FILE: FILE is newer than every file make deb packages (what
+# git lists, tracked or not ignored): test_deb.sh, just before, built it
+deb_fresh() {
+	local newest
+	[ -f "$1" ] || return 1
+	newest=$(git ls-files -z --cached --others --exclude-standard |
+		xargs -0 stat -c %Y 2>/dev/null | sort -n | tail -n1)
+	[ -n "$newest" ] && [ "$(stat -c %Y "$1")" -gt "$newest" ]
+}
 if [ -z "${DEB:-}" ]; then
-	make_or_bail deb
 	DEB=build/deb/ptscope_${VERSION}_$DARCH.deb
+	if deb_fresh "$DEB"; then
+		echo "# $DEB is newer than the tree: not built again"
+	else
+		make_or_bail deb
+	fi
 fi
 [ -f "$DEB" ] || bail "no package $DEB"
 cp "$DEB" "$ROOT/tmp/ptscope.deb"
@@ -142,41 +155,81 @@ rc=$?
 sed -n 's/^→ /# security: /p' "$TMP/security.out"
 check_eq "systemd-analyze security --offline in the clean system: exposure at most 2.7" 0 "$rc"
 
-# systemd as the manager: not here
-in_root systemd-run --scope --quiet true >"$TMP/run.out" 2>&1
-echo "# systemd-run --scope in the clean system: exit $?: $(head -n1 "$TMP/run.out"); PID 1 here is $(cat /proc/1/comm), so the ExecStart runs by hand"
-
-# --- the ExecStart, chrooted, under the unit's capabilities ---
+# --- the unit, started by that system's systemd ---
+# podman (runc) boots the clean system with its systemd as PID 1, in the
+# host's network namespace, with the host's BTF and tracefs; privileged, so
+# that systemd holds what building the unit's sandbox takes (mount
+# namespaces, capabilities to bound): the unit's own settings then confine
+# ptscope.  The test's port and workload filter go in /etc/default/ptscope,
+# where an administrator sets them; a drop-in records how the main process
+# ended (ExecStopPost with "+", outside the sandbox).
 COMM=ptsdch-$$
 COMM=${COMM:0:15}
 PORT=$(free_port)
-unit_argv "$ROOT/etc/default/ptscope" "127.0.0.1:$PORT" "-c $COMM"
-BSET=$(unit_bset)
-echo "# ExecStart: ${ARGV[*]}, setpriv --bounding-set=$BSET --no-new-privs"
-check_eq "ExecStart runs the installed binary's export" "/usr/sbin/ptscope export" "${ARGV[*]:0:2}"
-in_root setpriv --bounding-set="$BSET" --no-new-privs -- "${ARGV[@]}" \
-	>/dev/null 2>"$TMP/export.err" &
-RUNNER=$!
-if ! wait_for 90 tracing "$TMP/export.err"; then
-	sed 's/^/#   /' "$TMP/export.err"
-	bail "the unit's ExecStart in the clean system did not attach"
+cat >>"$ROOT/etc/default/ptscope" <<EOF
+PTSCOPE_LISTEN=127.0.0.1:$PORT
+PTSCOPE_ARGS="-c $COMM"
+EOF
+mkdir -p "$ROOT/etc/systemd/system/ptscope-exporter.service.d"
+cat >"$ROOT/etc/systemd/system/ptscope-exporter.service.d/test.conf" <<'EOF'
+[Service]
+ExecStopPost=+/bin/sh -c 'echo "$SERVICE_RESULT $EXIT_CODE $EXIT_STATUS" >/run/ptscope-exporter.end'
+EOF
+# runc, and ulimits this host allows (the file says why)
+export CONTAINERS_CONF=$PWD/tests/host/containers.conf
+if ! podman run -d --name "$CONTAINER" --privileged --network=host --systemd=always \
+	-v /sys/kernel/btf:/sys/kernel/btf:ro -v /sys/kernel/tracing:/sys/kernel/tracing:ro \
+	--rootfs "$ROOT" /lib/systemd/systemd >"$TMP/boot.out" 2>&1; then
+	sed 's/^/#   /' "$TMP/boot.out"
+	bail "podman could not boot the clean system's systemd"
 fi
-ok "the unit's ExecStart in the clean system attaches and serves"
-PID=$(for p in $(pgrep -x ptscope); do
-	[ "$(readlink "/proc/$p/root")" = "$ROOT" ] && echo "$p"
-done | head -n1)
-[ -n "$PID" ] || bail "no ptscope process chrooted into $ROOT"
-check_eq "ExecStart: its root is the clean system" "$ROOT" "$(readlink "/proc/$PID/root")"
-check_eq "ExecStart: CapBnd is CapabilityBoundingSet" \
+BOOTED=yes
+in_system() {
+	podman exec "$CONTAINER" "$@"
+}
+booted() {
+	case "$(in_system systemctl is-system-running 2>/dev/null)" in
+	running | degraded) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+wait_for 60 booted
+check_eq "the clean system's systemd is up (is-system-running)" running \
+	"$(in_system systemctl is-system-running 2>&1)"
+in_system systemctl --failed --no-legend --plain | sed 's/^/# failed unit: /'
+in_system systemctl start ptscope-exporter.service
+check_eq "systemctl start ptscope-exporter: exit status" 0 "$?"
+serving() {
+	in_system journalctl -u ptscope-exporter.service -o cat 2>/dev/null |
+		grep -qxF "ptscope: tracing, Ctrl-C to stop"
+}
+if ! wait_for 60 serving; then
+	in_system systemctl status --no-pager ptscope-exporter.service 2>&1 | sed 's/^/#   /'
+	bail "the unit did not attach within 60 s"
+fi
+check_eq "systemctl is-active ptscope-exporter" active \
+	"$(in_system systemctl is-active ptscope-exporter.service)"
+in_system systemctl status --no-pager --lines=0 ptscope-exporter.service 2>&1 | sed 's/^/# status: /'
+
+# what systemd gave the main process, read from its /proc: the unit's
+# bounding set, no capability once attached, no_new_privs, seccomp filters
+# (the unit's SystemCallFilter and friends, then ptscope's own)
+MAIN=$(in_system systemctl show -p MainPID --value ptscope-exporter.service)
+in_system cat "/proc/$MAIN/status" >"$TMP/status" 2>&1
+status_of() {
+	awk -v k="$1:" '$1 == k { print $2 }' "$TMP/status"
+}
+check_eq "the unit's process: CapBnd is CapabilityBoundingSet" \
 	"$(unit_value CapabilityBoundingSet | tr ' ' '\n' | sort | tr '\n' ' ')" \
-	"$(caps_of "$(awk '$1 == "CapBnd:" { print $2 }' "/proc/$PID/status")")"
-got=$(awk '$1 ~ /^(CapEff|NoNewPrivs|Seccomp):$/ { v[$1] = $2 }
-	END { print v["CapEff:"], v["NoNewPrivs:"], v["Seccomp:"] }' "/proc/$PID/status")
-case "$got" in
-"0000008000000000 1 2") want="$got" ;;
-*) want="0000000000000000 1 2" ;;
-esac
-check_eq "ExecStart, serving: CapEff NoNewPrivs Seccomp" "$want" "$got"
+	"$(caps_of "$(status_of CapBnd)")"
+eff=$(status_of CapEff)
+case "$eff" in 0000008000000000) want=$eff ;; *) want=0000000000000000 ;; esac
+check_eq "the unit's process, serving: CapEff" "$want" "$eff"
+check_eq "the unit's process: NoNewPrivs Seccomp" "1 2" \
+	"$(status_of NoNewPrivs) $(status_of Seccomp)"
+echo "# the unit's process: $(status_of Seccomp_filters) seccomp filters"
+check_eq "the unit's process sees / read-only (ProtectSystem=strict)" ro \
+	"$(in_system findmnt -n -o OPTIONS -N "$MAIN" / 2>/dev/null | cut -d, -f1)"
 
 # the workload: N PMD-aligned moves, one mremap call each, under the comm
 # of PTSCOPE_ARGS' -c (a copy of the bench, so no other run mixes in)
@@ -193,15 +246,16 @@ counted() {
 		[ "$(minus "$(mremap_total "$TMP/after.txt")" "$(mremap_total "$TMP/before.txt")")" = $N ]
 }
 wait_for 10 counted
-check_eq "/metrics counts the workload's mremap calls ($N moves)" $N \
+check_eq "the unit's /metrics counts the workload's mremap calls ($N moves)" $N \
 	"$(minus "$(mremap_total "$TMP/after.txt")" "$(mremap_total "$TMP/before.txt")")"
 echo "# the scrape through 127.0.0.1:$PORT:"
 grep '^ptscope_mremap_calls_total' "$TMP/after.txt" | sed 's/^/#   /'
 
 start=$(date +%s%N)
-kill -TERM "$PID"
-wait "$RUNNER"
+in_system systemctl stop ptscope-exporter.service
 rc=$?
-RUNNER=
-check_eq "ExecStart: SIGTERM (systemctl stop) exits 0, in $((($(date +%s%N) - start) / 1000000)) ms" 0 "$rc"
+ms=$((($(date +%s%N) - start) / 1000000))
+check_eq "systemctl stop (SIGTERM) in $ms ms: exit status; how the exporter ended (SERVICE_RESULT EXIT_CODE EXIT_STATUS)" \
+	"0 success exited 0" "$rc $(in_system cat /run/ptscope-exporter.end 2>&1)"
+in_system journalctl -u ptscope-exporter.service -o cat --no-pager | sed 's/^/# journal: /'
 tap_finish

@@ -26,9 +26,9 @@
 # The README's push, skopeo copy --all, is run against a registry on
 # loopback (docker-registry).
 #
-# podman runs with a containers.conf of the test's own (CONTAINERS_CONF):
-# runtime runc, since crun refuses hosts whose cgroups are in hybrid mode;
-# and default ulimits (nofile, nproc 1024) that the runtime can set, since
+# podman runs with tests/host/containers.conf (CONTAINERS_CONF): runtime
+# runc, since crun refuses hosts whose cgroups are in hybrid mode; and
+# default ulimits (nofile, nproc 1024) that the runtime can set, since
 # podman's defaults ask more than some hosts' hard RLIMIT_NOFILE allows
 # and runc then fails with "error setting rlimits".  No other ptscope and
 # no other BPF user on the box changes a check: the workload's counts are
@@ -57,13 +57,8 @@ CGDIR=$CGROOT/ptscope-image-$$
 declare -A STATIC=([amd64]=build/static/x86/ptscope [arm64]=build/static/arm64/ptscope)
 declare -A QEMU=([amd64]=qemu-x86_64-static [arm64]=qemu-aarch64-static)
 
-export CONTAINERS_CONF=$TMP/containers.conf
-cat >"$CONTAINERS_CONF" <<'EOF'
-[containers]
-default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
-[engine]
-runtime = "runc"
-EOF
+# runc, and ulimits this host allows (the file says why)
+export CONTAINERS_CONF=$PWD/tests/host/containers.conf
 
 cleanup() {
 	[ -n "$REGISTRY" ] && kill "$REGISTRY" 2>/dev/null
@@ -274,7 +269,7 @@ print("ARGS=(%s)" % " ".join(shlex.quote(a) for a in c.get("args", [])))
 print("GRACE=%d" % spec["terminationGracePeriodSeconds"])
 print("CAPS=%s" % shlex.quote(" ".join("CAP_" + x for x in sorted(sc["capabilities"]["add"]))))
 PYEOF
-RUN_OPTS=() ARGS=() GRACE= CAPS=
+RUN_OPTS=() ARGS=() GRACE='' CAPS=''
 # shellcheck source=/dev/null
 . "$TMP/ds.env"
 # the kubelet's log directories: a temporary pair (hostPath substitutes)
