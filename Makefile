@@ -64,9 +64,10 @@ DEPS_PKGS := clang llvm gcc make pkg-config bpftool libbpf-dev libelf-dev \
 DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 \
 	libjson-c-dev:arm64 libseccomp-dev:arm64 dpkg-dev xz-utils
-# make image: an OCI archive of the static binary, the dashboards and
-# the rules on an empty base, in $(IMAGE_OUT), with its digest beside it
-# (deploy/image/build.sh).  Only this architecture's binary is built.
+# make image: one OCI archive in $(IMAGE_OUT) holding an image index of
+# two images, linux/amd64 and linux/arm64, each the static binary of its
+# architecture, the dashboards and the rules on an empty base; the
+# index's digest beside it (deploy/image/build.sh)
 IMAGE_OUT := $(OUT)/image
 VERSION := $(shell sed -n 's/^\#define PTSCOPE_VERSION "\(.*\)"/\1/p' src/main.c)
 # the qemu kernel matrix (kernels come from tests/vm/infra/fetch-kernel.sh);
@@ -87,13 +88,17 @@ KERNEL_VARIANTS := stock patched regression
 DEPS_DEB_PKGS := debhelper dpkg-dev lintian systemd bash-completion \
 	libcap2-bin
 # make image: buildah builds it, skopeo and umoci read it back; podman
-# tries to run it (tests/host/test_image.sh).  npm installs the pinned
-# Kubernetes and Prometheus Operator schemas that tests/tree/
-# test_manifests.sh validates deploy/kubernetes/ with, into
-# /var/cache/ptscope (deploy/kubernetes/validate/install.sh)
-# (npm comes with this machine's nodejs; dpkg-dev: dpkg-source, for the
-# static binary's libmicrohttpd)
-DEPS_IMAGE_PKGS := buildah skopeo umoci podman nodejs dpkg-dev:all
+# runs it with runc (crun refuses hybrid cgroup hosts) and plays the
+# DaemonSet's pod, whose pause container needs catatonit
+# (tests/host/test_image.sh); qemu-user-static runs the arm64 binary;
+# debootstrap makes the clean Debian 12 that tests/host/test_deb_chroot.sh
+# installs the .deb into.  npm installs the pinned Kubernetes and
+# Prometheus Operator schemas that tests/tree/test_manifests.sh validates
+# deploy/kubernetes/ with, into /var/cache/ptscope
+# (deploy/kubernetes/validate/install.sh) (npm comes with this machine's
+# nodejs; dpkg-dev: dpkg-source, for the static binary's libmicrohttpd)
+DEPS_IMAGE_PKGS := buildah skopeo umoci podman runc catatonit \
+	qemu-user-static debootstrap docker-registry nodejs dpkg-dev:all
 
 .SECONDARY:
 
@@ -181,9 +186,11 @@ deb: need-deps need-deps-deb
 	cd $(DEB_OUT)/src && dpkg-buildpackage -us -uc
 	@ls $(DEB_OUT)/*.deb
 
-image: need-deps-image
-	$(MAKE) $(OUT)/static/$(ARCH)/ptscope
-	./deploy/image/build.sh $(OUT)/static/$(ARCH)/ptscope $(VERSION) $(IMAGE_OUT)
+image: need-deps-image need-deps-static
+	$(MAKE) ARCH=x86 $(OUT)/static/x86/ptscope
+	$(MAKE) ARCH=arm64 CC=aarch64-linux-gnu-gcc $(OUT)/static/arm64/ptscope
+	./deploy/image/build.sh $(VERSION) $(IMAGE_OUT) $(OUT)/static/x86/ptscope \
+		$(OUT)/static/arm64/ptscope
 
 clean:
 	rm -rf $(OUT)

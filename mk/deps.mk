@@ -57,5 +57,6 @@ need-deps-deb: need-deps
 	$(call need,deps-deb,dpkg-buildpackage dh lintian systemd-analyze capsh)
 
 need-deps-image: need-deps
-	$(call need,deps-image,buildah skopeo umoci podman node npm)
+	$(call need,deps-image,buildah skopeo umoci podman runc catatonit \
+		qemu-aarch64-static debootstrap docker-registry node npm)
 

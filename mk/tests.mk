@@ -38,11 +38,13 @@ SAN_ENV := ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1:log_path=$(ab
 	UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1:log_path=$(abspath $(SAN_LOGS))/ubsan \
 	LSAN_OPTIONS=exitcode=86 PTSCOPE_SAN_LOGS=$(abspath $(SAN_LOGS))
 # tests/run.sh arguments: the sanitizer pass over unit and host tests
-# (not test_deb.sh nor test_image.sh: they test the package's and the
-# image's own ptscope, never $(PTSCOPE); nor test_bench_overhead.sh: a
+# (not test_deb.sh, test_deb_chroot.sh nor test_image.sh: they test the
+# package's and the image's own ptscope, never $(PTSCOPE); nor
+# test_bench_overhead.sh: a
 # bench of the sanitizer build measures the sanitizer, and the commands
 # it starts are the other tests' own)
-SAN_SKIP := tests/host/test_deb.sh tests/host/test_image.sh \
+SAN_SKIP := tests/host/test_deb.sh tests/host/test_deb_chroot.sh \
+	tests/host/test_image.sh \
 	tests/host/test_bench_overhead.sh
 SAN_RUN := --suite asan $(SAN_ENV) PTSCOPE=$(SAN_PTSCOPE) $(SAN_UNIT_BINS) \
 	$(filter-out $(SAN_SKIP),$(wildcard tests/host/test_*.sh)) \

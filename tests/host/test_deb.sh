@@ -16,6 +16,8 @@
 # against strace.  DEB=FILE tests that package (and lintian the .changes
 # beside it, if any) instead of building one.
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=unit.sh
+. "$(dirname "$0")/unit.sh"
 require_root
 cd "$(dirname "$0")/../.." || exit 1
 
@@ -196,12 +198,6 @@ sed 's/^/# verify: /' "$TMP/verify.out"
 check_eq "systemd-analyze verify: exit code and output" "0 0" \
 	"$rc $(wc -c <"$TMP/verify.out")"
 
-# unit_value KEY: the [Service] (or [Unit]) values of KEY, one a line
-unit_value() {
-	awk -v k="$1" '/^[#;]/ { next }
-		index($0, k "=") == 1 { print substr($0, length(k) + 2) }' "$UNIT"
-}
-
 # exposure 2.7 at the time of writing; --threshold=27 fails above it
 systemd-analyze security --offline=yes --threshold=27 "$UNIT" \
 	>"$TMP/security.out" 2>&1
@@ -241,45 +237,14 @@ check_eq "$DEFAULTS: PTSCOPE_LISTEN" 127.0.0.1:9477 \
 
 # --- the ExecStart, by hand, as systemd would start it ---
 CAPS=$(unit_value CapabilityBoundingSet)
-BSET=-all
-for c in $CAPS; do
-	c=${c#CAP_}
-	BSET+=",+${c,,}"
-done
-# caps_of MASK: the capability names of a /proc/PID/status mask, sorted
-caps_of() {
-	capsh --decode="$1" | sed 's/^[^=]*=//' | tr ',' '\n' |
-		tr 'a-z' 'A-Z' | sort | tr '\n' ' '
-}
+BSET=$(unit_bset)
 
 # the environment: Environment=, then EnvironmentFile= over it; the test's
 # own port, and -c for its workload through PTSCOPE_ARGS
 COMM=ptsdeb-$$
 COMM=${COMM:0:15}
 PORT=$(free_port)
-set -f
-for kv in $(unit_value Environment); do
-	declare "$kv"
-done
-# shellcheck source=/dev/null
-. "$DEFAULTS"
-PTSCOPE_LISTEN=127.0.0.1:$PORT
-# shellcheck disable=SC2034 # read as ${!v} below
-PTSCOPE_ARGS="-c $COMM"
-# ExecStart's words: ${VAR} is one word, $VAR splits at spaces
-ARGV=()
-for w in $(unit_value ExecStart); do
-	case "$w" in
-	'${'*'}') v=${w:2:-1}; ARGV+=("${!v}") ;;
-	'$'*)
-		v=${w:1}
-		# shellcheck disable=SC2206 # split at spaces, as systemd does
-		ARGV+=(${!v})
-		;;
-	*) ARGV+=("$w") ;;
-	esac
-done
-set +f
+unit_argv "$DEFAULTS" "127.0.0.1:$PORT" "-c $COMM"
 echo "# ExecStart: ${ARGV[*]}"
 check_eq "ExecStart runs the installed binary's export" "$BIN export" "${ARGV[*]:0:2}"
 
@@ -372,11 +337,6 @@ case "$got" in
 esac
 check_eq "ExecStart, serving: CapEff CapPrm NoNewPrivs Seccomp" "$want" "$got"
 
-# mremap_total FILE: the sum of ptscope_mremap_calls_total over classes
-mremap_total() {
-	awk '$1 ~ /^ptscope_mremap_calls_total[{]/ { n += $2; seen = 1 }
-		END { if (seen) print n }' "$1"
-}
 scrape() {
 	curl -sS --max-time 10 -o "$1" -w '%{http_code} %{content_type}' \
 		"http://127.0.0.1:$PORT/metrics"

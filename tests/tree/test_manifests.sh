@@ -9,9 +9,10 @@
 # (a wrong type, a missing required field, in the DaemonSet and in the
 # PodMonitor, an unknown kind) must fail.  The schemas allow fields they
 # do not know, so what ptscope relies on is checked by name: the
-# DaemonSet's capabilities are the Debian unit's bounding set, every host
-# directory is mounted read-only, the image, port and probes match the
-# image's config and version, the Service and PodMonitor select its pods.
+# DaemonSet's capabilities are the Debian unit's bounding set, its seccomp
+# field and annotation agree, every host directory is mounted read-only,
+# the image, port and probes match the image's config and version, the
+# Service and PodMonitor select its pods.
 cd "$(dirname "$0")/../.." || exit 1
 # TAP helpers (ok, not_ok, check_eq, tap_finish) and $TMP; nothing here needs root
 . tests/host/lib.sh
@@ -107,6 +108,13 @@ check("capabilities added are the unit's bounding set",
 check("all other capabilities dropped", ["ALL"], sc["capabilities"]["drop"])
 check("not privileged", False, sc.get("privileged"))
 check("read-only root filesystem", True, sc.get("readOnlyRootFilesystem"))
+# the field for Kubernetes from 1.19, the pod annotation for what reads
+# only that (podman 4.3's kube play): the same profile in both
+annotations = ds["spec"]["template"]["metadata"].get("annotations", {})
+check("seccomp: the container's field and the pod annotation, both unconfined",
+      ("Unconfined", "unconfined"),
+      (sc.get("seccompProfile", {}).get("type"),
+       annotations.get("seccomp.security.alpha.kubernetes.io/pod")))
 check("hostPID", True, pod.get("hostPID"))
 mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
 vols = {v["name"]: v for v in pod["volumes"]}
