@@ -367,11 +367,12 @@ stopped() {
 	fi
 }
 stopped "$CONTAINER" podman stop -t "$GRACE" "$CONTAINER"
-# what it said after attaching: no error (a closing line is fine)
+# what it said after attaching: its closing line for the runtime's
+# SIGTERM, and no error
 podman logs "$CONTAINER" 2>&1 | sed '1,/^ptscope: tracing, Ctrl-C to stop$/d' >"$TMP/after-stop.log"
 sed 's/^/# after SIGTERM: /' "$TMP/after-stop.log"
-check_eq "podman stop: the exporter attached, and said no error after" "yes 0" \
-	"$(podman logs "$CONTAINER" 2>&1 | grep -qxF 'ptscope: tracing, Ctrl-C to stop' && echo yes) $(grep -ciE 'error|fail|cannot|refused' "$TMP/after-stop.log")"
+check_eq "podman stop: the exporter attached, closed with its SIGTERM line, said no error" "yes yes 0" \
+	"$(podman logs "$CONTAINER" 2>&1 | grep -qxF 'ptscope: tracing, Ctrl-C to stop' && echo yes) $(grep -qxF 'ptscope: Terminated, detaching; exit 0' "$TMP/after-stop.log" && echo yes) $(grep -ciE 'error|fail|cannot|refused' "$TMP/after-stop.log")"
 
 # SIGTERM while it attaches: a poller finds the container's process by its
 # cgroup, and sends SIGTERM once its handler is installed (SigCgt) while
