@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "data/counters.h"
 #include "data/format.h"
 #include "data/schema.h"
 
@@ -23,19 +24,17 @@ enum {
 
 const struct pts_section pts_sections[] = {
 	[SEC_MREMAP] = { "mremap", "mremap.calls",
-			 "mremap calls by alignment class", "mremap",
-			 .per_cgroup = true },
+			 "mremap calls by alignment class", "mremap" },
 	[SEC_MPT] = { "move_page_tables", "mremap.move_page_tables",
 		      "move_page_tables", "move_page_tables" },
 	[SEC_LEVELS] = { "mremap_levels", "mremap.levels",
 			 "page-table entries moved (exec stack moves not included)",
-			 "levels", .per_cgroup = true },
+			 "levels" },
 	[SEC_FOLIO] = { "folio_lookups", "mremap.folio_lookups",
 			"vm_normal_folio() inside move_page_tables",
 			"folio_lookups" },
 	[SEC_FAULTS] = { "hugepage_faults", "thp.fault_alloc",
-			 "anonymous page faults by folio size", "faults",
-			 .per_cgroup = true },
+			 "anonymous page faults by folio size", "faults" },
 	[SEC_COLLAPSE] = { "khugepaged_collapse", "thp.collapse",
 			   "khugepaged collapses (system-wide)", "khugepaged" },
 	[SEC_MADV_COLLAPSE] = { "madv_collapse", "thp.collapse",
@@ -521,6 +520,17 @@ uint64_t schema_counter(const struct pts_field *f,
 	return snap->counters.v[f->index + (int)i];
 }
 
+bool schema_section_per_cgroup(const struct pts_section *sec)
+{
+	size_t i;
+
+	for (i = 0; i < pts_nr_fields; i++)
+		if (pts_fields[i].section == sec &&
+		    schema_field_per_cgroup(&pts_fields[i]))
+			return true;
+	return false;
+}
+
 const struct pts_hist *schema_hist(const struct pts_field *f,
 				   const struct pts_snapshot *snap,
 				   unsigned int i)
@@ -530,14 +540,16 @@ const struct pts_hist *schema_hist(const struct pts_field *f,
 
 bool schema_field_per_cgroup(const struct pts_field *f)
 {
-	return f->section->per_cgroup && f->kind == PTS_FIELD_COUNTER &&
-	       f->index + schema_label_count(f) <= PTS_CG_NR_COUNTERS;
+	return f->kind == PTS_FIELD_COUNTER &&
+	       counter_cgroup_index(f->index) >= 0;
 }
 
 uint64_t schema_cgroup_counter(const struct pts_field *f,
 			       const struct pts_cgroup *c, unsigned int i)
 {
-	return c->v[f->index + (int)i];
+	int at = counter_cgroup_index(f->index + i);
+
+	return at < 0 ? 0 : c->v[at];
 }
 
 uint64_t schema_counter_total(const struct pts_field *f,

@@ -42,8 +42,6 @@ struct pts_section {
 	const char *metric;	/* catalog metric writing it; NULL: always */
 	const char *title;	/* text heading */
 	const char *diff;	/* diff name prefix */
-	/* its counters are also kept per cgroup (schema_field_per_cgroup()) */
-	bool per_cgroup;
 };
 
 struct pts_field {
@@ -136,10 +134,12 @@ const struct pts_hist *schema_hist(const struct pts_field *f,
 				   const struct pts_snapshot *snap,
 				   unsigned int i);
 /*
- * Is @f kept per cgroup (struct pts_cgroup)?  The counters of a
- * per_cgroup section that the rows hold; histograms are not.
+ * Is @f kept per cgroup (struct pts_cgroup)?  The counters declared with
+ * PTS_IN_CGROUP (include/ptscope/counters.h); histograms are not.
  */
 bool schema_field_per_cgroup(const struct pts_field *f);
+/* does a cgroup's row keep any field of @sec? */
+bool schema_section_per_cgroup(const struct pts_section *sec);
 /* value @i of @f in a cgroup's row (schema_field_per_cgroup(f)) */
 uint64_t schema_cgroup_counter(const struct pts_field *f,
 			       const struct pts_cgroup *c, unsigned int i);

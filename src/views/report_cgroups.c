@@ -29,7 +29,7 @@ static __u64 sort_value(const struct pts_cgroup_entry *e)
 	case PTS_SORT_FAULTS:
 		return cgroup_total_faults(&e->stats);
 	case PTS_SORT_LATENCY:
-		return calls ? e->stats.mremap_ns / calls : 0;
+		return calls ? e->stats.v[PTS_CG_MREMAP_NS] / calls : 0;
 	case PTS_SORT_PID:
 		return 0;
 	case PTS_SORT_ACTIVITY:
@@ -177,7 +177,7 @@ static const char *col_cell(char *buf, size_t len, const struct cg_col *col,
 		break;
 	case CG_MEAN_NS:
 		v = row_sum(f, c);
-		return v ? fmt_ns(buf, len, (double)c->mremap_ns / v) : "-";
+		return v ? fmt_ns(buf, len, (double)c->v[PTS_CG_MREMAP_NS] / v) : "-";
 	default:
 		v = schema_cgroup_counter(f, c, col_label(col, page_size));
 		break;

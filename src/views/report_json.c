@@ -382,20 +382,20 @@ static json_object *procs_json(const struct pts_report *rep,
 		json_object_object_add(o, "comm", fmt_json_string(p->comm));
 		for (c = 0; c < PTS_MREMAP_CLASSES; c++)
 			json_object_object_add(calls, mremap_class_name(c),
-					       json_u64(p->mremap_calls[c]));
+					       json_u64(p->v[PTS_P_MREMAP_CALLS + c]));
 		json_object_object_add(o, "mremap_calls", calls);
-		json_object_object_add(o, "mremap_ns", json_u64(p->mremap_ns));
+		json_object_object_add(o, "mremap_ns", json_u64(p->v[PTS_P_MREMAP_NS]));
 		for (order = 0; order < PTS_MAX_ORDER; order++) {
 			fmt_order_size(size, sizeof(size), order, rep->page_size);
-			if (p->fault_alloc[order])
+			if (p->v[PTS_P_FAULT_ALLOC + order])
 				json_object_object_add(alloc, size,
-						       json_u64(p->fault_alloc[order]));
-			if (p->fault_fallback[order])
+						       json_u64(p->v[PTS_P_FAULT_ALLOC + order]));
+			if (p->v[PTS_P_FAULT_FALLBACK + order])
 				json_object_object_add(fallback, size,
-						       json_u64(p->fault_fallback[order]));
-			if (p->fault_fallback_charge[order])
+						       json_u64(p->v[PTS_P_FAULT_FALLBACK + order]));
+			if (p->v[PTS_P_FAULT_FALLBACK_CHARGE + order])
 				json_object_object_add(charge, size,
-						       json_u64(p->fault_fallback_charge[order]));
+						       json_u64(p->v[PTS_P_FAULT_FALLBACK_CHARGE + order]));
 		}
 		json_object_object_add(o, "fault_alloc", alloc);
 		json_object_object_add(o, "fault_fallback", fallback);
@@ -456,12 +456,12 @@ static json_object *cgroup_json(const struct pts_schema_ctx *sc,
 	kube_json(o, e->kube);
 	cgroup_snapshot(view, &e->stats);
 	for (i = 0; i < pts_nr_sections; i++)
-		if (pts_sections[i].per_cgroup &&
+		if (schema_section_per_cgroup(&pts_sections[i]) &&
 		    schema_section_attached(sc, &pts_sections[i]))
 			json_object_object_add(o, pts_sections[i].key,
 					       section_json(sc, &pts_sections[i],
 							    view, true));
-	json_object_object_add(o, "mremap_ns", json_u64(e->stats.mremap_ns));
+	json_object_object_add(o, "mremap_ns", json_u64(e->stats.v[PTS_CG_MREMAP_NS]));
 	return o;
 }
 

@@ -40,7 +40,7 @@ static __u64 sort_value(const struct pts_proc_entry *e)
 	case PTS_SORT_FAULTS:
 		return proc_total_faults(p);
 	case PTS_SORT_LATENCY:
-		return calls ? p->mremap_ns / calls : 0;
+		return calls ? p->v[PTS_P_MREMAP_NS] / calls : 0;
 	case PTS_SORT_PID:
 		return 0;
 	case PTS_SORT_ACTIVITY:
@@ -319,7 +319,7 @@ static __u64 proc_fallbacks(const struct pts_proc *p)
 	int o;
 
 	for (o = 0; o < PTS_MAX_ORDER; o++)
-		fallback += p->fault_fallback[o];
+		fallback += p->v[PTS_P_FAULT_FALLBACK + o];
 	return fallback;
 }
 
@@ -342,16 +342,16 @@ static const char *col_cell(char *buf, size_t len, enum top_col col,
 	case COL_PMD:
 	case COL_PTE:
 	case COL_INPLACE:
-		v = p->mremap_calls[PTS_MREMAP_PUD + col - COL_PUD];
+		v = p->v[PTS_P_MREMAP_CALLS + PTS_MREMAP_PUD + col - COL_PUD];
 		break;
 	case COL_LAT:
-		return calls ? fmt_ns(buf, len, (double)p->mremap_ns / calls) :
+		return calls ? fmt_ns(buf, len, (double)p->v[PTS_P_MREMAP_NS] / calls) :
 			       "-";
 	case COL_F64K:
-		v = p->fault_alloc[schema_order_64k(page_size)];
+		v = p->v[PTS_P_FAULT_ALLOC + schema_order_64k(page_size)];
 		break;
 	case COL_FPMD:
-		v = p->fault_alloc[schema_order_pmd(page_size)];
+		v = p->v[PTS_P_FAULT_ALLOC + schema_order_pmd(page_size)];
 		break;
 	case COL_FALLBACK:
 	case NR_COLS:

@@ -275,7 +275,7 @@ static void test_top_sort_empty_frame(void **state)
 	/* the witness: a frame with processes does reach this qsort() */
 	procs[0].tgid = 10;
 	procs[1].tgid = 20;
-	procs[1].stats.mremap_calls[PTS_MREMAP_PMD] = 5;
+	procs[1].stats.v[PTS_P_MREMAP_CALLS + PTS_MREMAP_PMD] = 5;
 	two.procs = procs;
 	two.nr_procs = 2;
 	top_sort(&two, PTS_SORT_ACTIVITY);

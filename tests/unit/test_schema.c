@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "data/cgroup_names.h"
+#include "data/counters.h"
 #include "data/recording_compare.h"
 #include "data/schema.h"
 #include "export/prom.h"
@@ -537,13 +538,16 @@ static struct pts_cgroup_entry cgroups[2] = {
 /* two rows that add up to the totals, so every order seen is seen in both */
 static void fill_cgroups(void)
 {
-	int i;
+	int i, at;
 
 	memset(&cgroups[0].stats, 0, sizeof(cgroups[0].stats));
 	memset(&cgroups[1].stats, 0, sizeof(cgroups[1].stats));
-	for (i = 0; i < PTS_CG_NR_COUNTERS; i++) {
-		cgroups[0].stats.v[i] = snap.counters.v[i] / 3;
-		cgroups[1].stats.v[i] = snap.counters.v[i] - snap.counters.v[i] / 3;
+	for (i = 0; i < PTS_NR_COUNTERS; i++) {
+		at = counter_cgroup_index(i);
+		if (at < 0)
+			continue;
+		cgroups[0].stats.v[at] = snap.counters.v[i] / 3;
+		cgroups[1].stats.v[at] = snap.counters.v[i] - snap.counters.v[i] / 3;
 	}
 	snap.cgroups = cgroups;
 	snap.nr_cgroups = 2;
