@@ -101,7 +101,7 @@ DEPS_IMAGE_PKGS := buildah skopeo umoci podman nodejs dpkg-dev:all
 
 all: $(PTSCOPE) $(BENCH) $(CASES) $(FLOOR)
 
-$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h bpf/pgtable.bpf.h include/ptscope/ptscope.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h bpf/pgtable.bpf.h include/ptscope/ptscope.h include/ptscope/counters.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(BPF_OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp

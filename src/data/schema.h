@@ -72,6 +72,11 @@ struct pts_field {
 	bool json_total;	/* CLASS: also the sum over classes in the section */
 	bool per_mremap;	/* diff: also this value per mremap call */
 	bool not_in_text;	/* JSON, Prometheus and diff only */
+	/*
+	 * JSON key in a process's object, for a counter kept per process
+	 * (PTS_IN_PROC); NULL: not shown per process
+	 */
+	const char *proc_key;
 };
 
 /* a ratio diff computes from two flattened values (diff names) */
@@ -88,6 +93,12 @@ extern const struct pts_section pts_sections[];
 extern const size_t pts_nr_sections;
 extern const struct pts_field pts_fields[];
 extern const size_t pts_nr_fields;
+/*
+ * Rows of counters kept only per cgroup or process, not in the totals:
+ * shown at the top level of a cgroup's or a process's object.
+ */
+extern const struct pts_field pts_row_fields[];
+extern const size_t pts_nr_row_fields;
 extern const struct pts_derived pts_derived[];
 extern const size_t pts_nr_derived;
 
@@ -138,6 +149,11 @@ const struct pts_hist *schema_hist(const struct pts_field *f,
  * PTS_IN_CGROUP (include/ptscope/counters.h); histograms are not.
  */
 bool schema_field_per_cgroup(const struct pts_field *f);
+/* value @i of @f in a process's row (schema_field_per_proc(f)) */
+uint64_t schema_proc_counter(const struct pts_field *f,
+			     const struct pts_proc *p, unsigned int i);
+/* Is @f shown per process (a proc_key and kept in struct pts_proc)? */
+bool schema_field_per_proc(const struct pts_field *f);
 /* does a cgroup's row keep any field of @sec? */
 bool schema_section_per_cgroup(const struct pts_section *sec);
 /* value @i of @f in a cgroup's row (schema_field_per_cgroup(f)) */

@@ -19,6 +19,16 @@
 
 static enum pts_sort cgroup_sort_key;
 
+/* the cgroup's mremap time (a row kept only per cgroup and process) */
+static __u64 mremap_ns(const struct pts_cgroup *c)
+{
+	static const struct pts_field *f;
+
+	if (!f)
+		f = schema_find("mremap", "mremap_ns");
+	return schema_cgroup_counter(f, c, 0);
+}
+
 static __u64 sort_value(const struct pts_cgroup_entry *e)
 {
 	__u64 calls = cgroup_total_mremap(&e->stats);
@@ -29,7 +39,7 @@ static __u64 sort_value(const struct pts_cgroup_entry *e)
 	case PTS_SORT_FAULTS:
 		return cgroup_total_faults(&e->stats);
 	case PTS_SORT_LATENCY:
-		return calls ? e->stats.v[PTS_CG_MREMAP_NS] / calls : 0;
+		return calls ? mremap_ns(&e->stats) / calls : 0;
 	case PTS_SORT_PID:
 		return 0;
 	case PTS_SORT_ACTIVITY:
@@ -72,7 +82,7 @@ enum cg_pick {
 	CG_ORDER_PMD,	/* the folio order of a PMD */
 	CG_SUM,		/* every label value of the row */
 	/*
-	 * struct pts_cgroup's mremap_ns over the row's sum: mremap's
+	 * the row mremap.mremap_ns over the row's sum: mremap's
 	 * latency_ns is a histogram, which the rows do not keep
 	 */
 	CG_MEAN_NS,
@@ -177,7 +187,7 @@ static const char *col_cell(char *buf, size_t len, const struct cg_col *col,
 		break;
 	case CG_MEAN_NS:
 		v = row_sum(f, c);
-		return v ? fmt_ns(buf, len, (double)c->v[PTS_CG_MREMAP_NS] / v) : "-";
+		return v ? fmt_ns(buf, len, (double)mremap_ns(c) / v) : "-";
 	default:
 		v = schema_cgroup_counter(f, c, col_label(col, page_size));
 		break;

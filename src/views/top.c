@@ -29,6 +29,13 @@
 static enum pts_sort sort_key;
 static const struct pts_options *top_opts;
 
+/* value @i of the schema row @section.@key in a process's row */
+static __u64 proc_count(const struct pts_proc *p, const char *section,
+			const char *key, unsigned int i)
+{
+	return schema_proc_counter(schema_find(section, key), p, i);
+}
+
 static __u64 sort_value(const struct pts_proc_entry *e)
 {
 	const struct pts_proc *p = &e->stats;
@@ -40,7 +47,7 @@ static __u64 sort_value(const struct pts_proc_entry *e)
 	case PTS_SORT_FAULTS:
 		return proc_total_faults(p);
 	case PTS_SORT_LATENCY:
-		return calls ? p->v[PTS_P_MREMAP_NS] / calls : 0;
+		return calls ? proc_count(p, "mremap", "mremap_ns", 0) / calls : 0;
 	case PTS_SORT_PID:
 		return 0;
 	case PTS_SORT_ACTIVITY:
@@ -319,7 +326,7 @@ static __u64 proc_fallbacks(const struct pts_proc *p)
 	int o;
 
 	for (o = 0; o < PTS_MAX_ORDER; o++)
-		fallback += p->v[PTS_P_FAULT_FALLBACK + o];
+		fallback += proc_count(p, "hugepage_faults", "fallback", o);
 	return fallback;
 }
 
@@ -342,16 +349,19 @@ static const char *col_cell(char *buf, size_t len, enum top_col col,
 	case COL_PMD:
 	case COL_PTE:
 	case COL_INPLACE:
-		v = p->v[PTS_P_MREMAP_CALLS + PTS_MREMAP_PUD + col - COL_PUD];
+		v = proc_count(p, "mremap", "calls",
+			       PTS_MREMAP_PUD + col - COL_PUD);
 		break;
 	case COL_LAT:
-		return calls ? fmt_ns(buf, len, (double)p->v[PTS_P_MREMAP_NS] / calls) :
+		return calls ? fmt_ns(buf, len, (double)proc_count(p, "mremap", "mremap_ns", 0) / calls) :
 			       "-";
 	case COL_F64K:
-		v = p->v[PTS_P_FAULT_ALLOC + schema_order_64k(page_size)];
+		v = proc_count(p, "hugepage_faults", "alloc",
+			       schema_order_64k(page_size));
 		break;
 	case COL_FPMD:
-		v = p->v[PTS_P_FAULT_ALLOC + schema_order_pmd(page_size)];
+		v = proc_count(p, "hugepage_faults", "alloc",
+			       schema_order_pmd(page_size));
 		break;
 	case COL_FALLBACK:
 	case NR_COLS:
