@@ -18,6 +18,8 @@
 
 /* include/uapi/linux/mman.h (5.7): move, keep the source mapped */
 #define MREMAP_DONTUNMAP 4
+/* include/uapi/linux/mman.h: the destination is new_address */
+#define MREMAP_FIXED 2
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -176,6 +178,8 @@ static __always_inline void mremap_exit(long ret)
 	tally_add(&t, PTS_C_MREMAP_MOVED_BYTES, class, moved);
 	if (class != PTS_MREMAP_FAILED && (s->flags & MREMAP_DONTUNMAP))
 		tally_add(&t, PTS_C_MREMAP_DONTUNMAP, 0, 1);
+	if (s->flags & MREMAP_FIXED)
+		tally_add(&t, PTS_C_MREMAP_FIXED, class, 1);
 	tally_add(&t, PTS_C_MREMAP_NS, 0, delta);
 	hist_add(PTS_H_MREMAP_NS + class, delta);
 	mremap_event(s, ret, class, delta);

@@ -102,7 +102,9 @@
 	C(FAULT_RACE_LOST, PTS_MAX_ORDER, PTS_IN_TOTAL)			\
 	C(FAULT_AMBIGUOUS, PTS_MAX_ORDER, PTS_IN_TOTAL)			\
 	/* mremap latency, all classes (the totals have the histogram) */ \
-	C(MREMAP_NS, 1, PTS_IN_CGROUP | PTS_IN_PROC)
+	C(MREMAP_NS, 1, PTS_IN_CGROUP | PTS_IN_PROC)			\
+	/* calls with MREMAP_FIXED: the caller chose the destination */ \
+	C(MREMAP_FIXED, PTS_MREMAP_CLASSES, PTS_TOTAL_CGROUP)
 
 /* how many values @scope's row keeps of a counter */
 #define PTS_WIDTH_IN(scope, width, scopes)	(((scopes) & (scope)) ? (width) : 0)

@@ -96,6 +96,13 @@ const struct pts_field pts_fields[] = {
 	  .prom_help = "mremap calls with MREMAP_DONTUNMAP that moved the "
 		"mapping and left the source mapped (empty).",
 	  .title = "MREMAP_DONTUNMAP moves", .diff = "dontunmap_calls" },
+	/* MREMAP_FIXED: where the destination's alignment is the caller's */
+	{ S(SEC_MREMAP), "fixed_calls", PTS_FIELD_COUNTER, PTS_LABEL_CLASS,
+	  PTS_UNIT_COUNT, PTS_C_MREMAP_FIXED,
+	  .prom = "ptscope_mremap_fixed_calls_total",
+	  .prom_help = "mremap calls with MREMAP_FIXED (the caller chose the "
+		"destination, so its alignment, and the class) by class.",
+	  .title = "fixed" },
 
 	/* move_page_tables(): mremap moves and exec stack relocation */
 	{ S(SEC_MPT), "calls", PTS_FIELD_COUNTER, PTS_LABEL_NONE,
