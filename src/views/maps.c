@@ -20,7 +20,8 @@
 #define KPAGEFLAGS	"/proc/kpageflags"
 
 /* kernel and page size for the header and the JSON "system" object */
-static void maps_report_init(struct pts_report *rep, struct pts_kfeatures *kf)
+static void maps_report_init(struct pts_report_input *rep,
+			     struct pts_kfeatures *kf)
 {
 	struct utsname u;
 
@@ -266,7 +267,7 @@ int view_maps(const struct pts_options *opts)
 {
 	struct maps_frame f = { 0 };
 	struct pts_kfeatures kf;
-	struct pts_report rep;
+	struct pts_report_input rep;
 	bool refresh = opts->interval_set || opts->duration_s;
 	int kpf_fd, ret;
 	FILE *out;

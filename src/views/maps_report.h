@@ -21,7 +21,8 @@ struct maps_row {
 
 /* one scan of every process asked for */
 struct maps_frame {
-	const struct pts_report *rep;	/* kernel, page size for the header */
+	/* kernel, page size for the header */
+	const struct pts_report_input *rep;
 	const char *comm;		/* -c, or NULL for -p */
 	double time;			/* when, seconds since the epoch */
 	struct maps_row *rows;		/* by pid */

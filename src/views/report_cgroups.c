@@ -125,7 +125,8 @@ static const struct pts_field *col_field(const struct cg_col *col)
 }
 
 /* which columns the table has; true if one of them is if_present */
-static bool columns_shown(const struct pts_report *rep, bool shown[NR_CG_COLS])
+static bool columns_shown(const struct pts_report_input *rep,
+			  bool shown[NR_CG_COLS])
 {
 	struct pts_schema_ctx sc;
 	bool optional = false;
@@ -220,7 +221,7 @@ static void table_line(FILE *out, const bool shown[NR_CG_COLS],
 	fprintf(out, "  ...%s\n", name);
 }
 
-static void table_head(FILE *out, const struct pts_report *rep,
+static void table_head(FILE *out, const struct pts_report_input *rep,
 		       const bool shown[NR_CG_COLS])
 {
 	char buf[NR_CG_COLS][CELL_LEN];
@@ -244,7 +245,7 @@ static const char *row_name(char *buf, size_t len,
 			  cgroup_label(id, sizeof(id), e->path, e->id));
 }
 
-static void table_row(FILE *out, const struct pts_report *rep,
+static void table_row(FILE *out, const struct pts_report_input *rep,
 		      const struct pts_cgroup_entry *e,
 		      const bool shown[NR_CG_COLS], int room)
 {
@@ -291,7 +292,7 @@ static int longest_name(const struct pts_snapshot *s, int rows, bool active)
  * go, the lowest keep first, until the longest name fits in that, and
  * those gone are named; the name's room, what is left (0: no limit)
  */
-static int fit_names(FILE *out, const struct pts_report *rep,
+static int fit_names(FILE *out, const struct pts_report_input *rep,
 		     bool shown[NR_CG_COLS], int width, int longest)
 {
 	int widths[NR_CG_COLS], keep[NR_CG_COLS], used = -1;
@@ -323,7 +324,7 @@ static int fit_names(FILE *out, const struct pts_report *rep,
 	return width - used - 2;
 }
 
-void report_cgroups_text(FILE *out, const struct pts_report *rep,
+void report_cgroups_text(FILE *out, const struct pts_report_input *rep,
 			 const struct pts_snapshot *s, int rows, bool active,
 			 int width)
 {

@@ -68,7 +68,7 @@ static json_object *thp_settings_json(void)
 	return thp;
 }
 
-json_object *report_system_json(const struct pts_report *rep)
+json_object *report_system_json(const struct pts_report_input *rep)
 {
 	json_object *sys = json_object_new_object();
 
@@ -175,7 +175,7 @@ static json_object *metric_json(const struct pts_choice *ch)
 	return m;
 }
 
-json_object *report_metrics_json(const struct pts_report *rep)
+json_object *report_metrics_json(const struct pts_report_input *rep)
 {
 	json_object *metrics = json_object_new_object();
 	int i;
@@ -347,7 +347,8 @@ static const char *collapse_name(const void *ctx, int status)
 	return kfeatures_scan_result(ctx, status);
 }
 
-void report_schema_ctx(const struct pts_report *rep, struct pts_schema_ctx *sc)
+void report_schema_ctx(const struct pts_report_input *rep,
+		       struct pts_schema_ctx *sc)
 {
 	memset(sc, 0, sizeof(*sc));
 	sc->eng = rep->eng;
@@ -405,7 +406,7 @@ static void proc_section_json(json_object *o, const struct pts_schema_ctx *sc,
 	}
 }
 
-static json_object *procs_json(const struct pts_report *rep,
+static json_object *procs_json(const struct pts_report_input *rep,
 			       const struct pts_snapshot *s)
 {
 	json_object *arr = json_object_new_array();
@@ -510,7 +511,7 @@ static json_object *cgroups_json(const struct pts_schema_ctx *sc,
 }
 
 /* A metric's values appear only when it is attached; never as zeros. */
-json_object *report_snapshot_json(const struct pts_report *rep,
+json_object *report_snapshot_json(const struct pts_report_input *rep,
 				  const struct pts_snapshot *snap)
 {
 	json_object *root = json_object_new_object();
@@ -617,7 +618,7 @@ int report_write_json_to(json_object *root, FILE *out, const char *path)
 	return report_close(out, path);
 }
 
-json_object *report_selfcheck_json(const struct pts_report *rep,
+json_object *report_selfcheck_json(const struct pts_report_input *rep,
 				   const struct pts_snapshot *snap,
 				   const struct kcounters *kc)
 {

@@ -103,7 +103,7 @@ static __u64 section_total(const char *section, const struct pts_snapshot *s)
 
 /* one frame: its data, and how it is drawn */
 struct top_frame {
-	struct pts_tracer *s;
+	struct pts_tracer *t;
 	struct pts_snapshot *d;
 	bool taxed;		/* on syscall tracepoints, and on a terminal */
 	int rows;		/* process and cgroup rows at most */
@@ -148,10 +148,10 @@ static void metric_line(FILE *out, const struct top_frame *f)
 	FILE *mem = open_memstream(&text, &len);
 
 	if (!mem) {
-		report_metric_line(out, &f->s->rep);
+		report_metric_line(out, &f->t->rep);
 		return;
 	}
-	report_metric_line(mem, &f->s->rep);
+	report_metric_line(mem, &f->t->rep);
 	fclose(mem);
 	print_wrapped(out, text, f->width);
 	free(text);
@@ -164,7 +164,7 @@ static void top_header(FILE *out, const struct top_frame *f)
 
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
 	fprintf(out, "ptscope top - %s  kernel %s  sort %s  h: keys\n", stamp,
-		f->s->kf.release, options_sort_name(sort_key));
+		f->t->kf.release, options_sort_name(sort_key));
 	if (f->partial)
 		fprintf(out, "last frame: %s of the %s interval, -d ended the "
 			"run\n", fmt_secs(secs, sizeof(secs), f->span),
@@ -231,7 +231,7 @@ static void top_totals(FILE *out, const struct top_frame *f)
 	const struct pts_field *alloc = schema_find("hugepage_faults", "alloc");
 	const struct pts_field *fallback = schema_find("hugepage_faults",
 						       "fallback");
-	uint64_t page_size = f->s->rep.page_size;
+	uint64_t page_size = f->t->rep.page_size;
 	unsigned int small = schema_order_64k(page_size);
 	unsigned int pmd = schema_order_pmd(page_size);
 	double secs = d->mono_s > 0 ? d->mono_s : 1;
@@ -401,7 +401,7 @@ static void hidden_line(FILE *out, const bool shown[NR_COLS], int width,
 /* per process: the 64 KiB and PMD sizes of this kernel's page size */
 static void top_table(FILE *out, const struct top_frame *f)
 {
-	uint64_t page_size = f->s->rep.page_size;
+	uint64_t page_size = f->t->rep.page_size;
 	char bufs[NR_COLS][FMT_COMM_LEN], per[32];
 	const char *cells[NR_COLS];
 	bool shown[NR_COLS];
@@ -447,7 +447,7 @@ static void render_text(FILE *out, const struct top_frame *f)
 {
 	top_above_tables(out, f);
 	top_table(out, f);
-	report_cgroups_text(out, &f->s->rep, f->d, f->rows, true, f->width);
+	report_cgroups_text(out, &f->t->rep, f->d, f->rows, true, f->width);
 }
 
 /* the errno of a failed write to @out since it was opened, else 0 */
@@ -461,7 +461,7 @@ static int out_error(FILE *out)
 
 static int render_json(FILE *out, const struct top_frame *f)
 {
-	json_object *root = report_snapshot_json(&f->s->rep, f->d);
+	json_object *root = report_snapshot_json(&f->t->rep, f->d);
 	struct timespec now;
 	char stamp[40];
 	int err = 0;
@@ -671,22 +671,22 @@ static double frame_end(double prev_end, double stop_at, bool *partial)
 }
 
 /* *@werr: a write to @out failed (errno), the loop stopped there */
-static int top_loop(struct pts_tracer *s, struct pts_exporter *ex, FILE *out,
+static int top_loop(struct pts_tracer *t, struct pts_exporter *ex, FILE *out,
 		    bool keys_on, int *werr)
 {
 	const struct pts_options *opts = top_opts;
 	struct pts_snapshot prev, now, delta = {}, last = {};
 	struct top_keys keys = { .on = keys_on };
-	struct top_frame frame = { .s = s };
+	struct top_frame frame = { .t = t };
 	double stop_at, next, begin;
 	char note[1024];
 	bool partial = false;
 	int ret = 0;
 
-	if (tracer_read(s, &prev))
+	if (tracer_read(t, &prev))
 		goto read_failed;
 	if (!opts->json && isatty(fileno(out)))
-		frame.taxed = view_syscall_tax_note(&s->eng, note,
+		frame.taxed = view_syscall_tax_note(&t->eng, note,
 						    sizeof(note)) > 0;
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop%s\n",
 		keys.on ? " (or q; h: keys)" : "");
@@ -700,13 +700,13 @@ static int top_loop(struct pts_tracer *s, struct pts_exporter *ex, FILE *out,
 				   frame.d ? &frame : NULL);
 		if (ret || pts_stop_requested)
 			break;
-		if (tracer_read(s, &now))
+		if (tracer_read(t, &now))
 			goto read_failed;
-		frame.sc_off = selfcheck_live_off(&s->eng,
-						  PTS_PARTS_ALL & ~s->cfg.parts);
+		frame.sc_off = selfcheck_live_off(&t->eng,
+						  PTS_PARTS_ALL & ~t->cfg.parts);
 		if (!frame.sc_off)
-			selfcheck_since(&frame.sc, &now, &s->kc_base,
-					s->rep.page_size);
+			selfcheck_since(&frame.sc, &now, &t->kc_base,
+					t->rep.page_size);
 		snapshot_delta(&now, &prev, &delta);
 		frame.d = &delta;
 		frame.span = next - begin;
@@ -745,14 +745,14 @@ int view_top(const struct pts_options *opts)
 {
 	struct pts_export_source src;
 	struct pts_exporter *ex;
-	struct pts_tracer s;
+	struct pts_tracer t;
 	int ret, werr = 0;
 	bool keys;
 	FILE *out;
 
 	sort_key = opts->sort;
 	top_opts = opts;
-	ret = view_serve_start(&s, &src, opts, opts->listen_set, &ex);
+	ret = view_serve_start(&t, &src, opts, opts->listen_set, &ex);
 	if (ret)
 		return ret;
 	out = report_open(opts->output);
@@ -762,16 +762,16 @@ int view_top(const struct pts_options *opts)
 		/* before the privilege drop, whose filter refuses getpgrp() */
 		keys = term_keys_begin();
 		/* attached, listening, -o open: serving needs no privilege */
-		if (ex && privdrop_apply(&s))
+		if (ex && privdrop_apply(&t))
 			ret = 1;
 		else
-			ret = top_loop(&s, ex, out, keys, &werr);
+			ret = top_loop(&t, ex, out, keys, &werr);
 		term_keys_end();
 		/* below the last screen, which covered the note of the start */
 		if (!opts->json && isatty(fileno(out)))
-			view_syscall_tax_say(&s.eng);
+			view_syscall_tax_say(&t.eng);
 		ret = top_close(out, opts->output, werr) || ret;
 	}
-	view_serve_stop(&s, ex);
+	view_serve_stop(&t, ex);
 	return ret;
 }

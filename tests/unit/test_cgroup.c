@@ -508,7 +508,7 @@ static void test_rows_match_schema(void **state)
  * the per-cgroup table of @snap as top (@active) or stat draws it, on
  * @width columns (0: no limit)
  */
-static char *cgroup_table(const struct pts_report *rep,
+static char *cgroup_table(const struct pts_report_input *rep,
 			  const struct pts_snapshot *snap, int rows,
 			  bool active, int width)
 {
@@ -522,7 +522,7 @@ static char *cgroup_table(const struct pts_report *rep,
 	return text;
 }
 
-static void assert_table_at(const struct pts_report *rep,
+static void assert_table_at(const struct pts_report_input *rep,
 			    const struct pts_snapshot *snap, int rows,
 			    bool active, int width, const char *want)
 {
@@ -532,7 +532,7 @@ static void assert_table_at(const struct pts_report *rep,
 	free(got);
 }
 
-static void assert_table(const struct pts_report *rep,
+static void assert_table(const struct pts_report_input *rep,
 			 const struct pts_snapshot *snap, int rows,
 			 bool active, const char *want)
 {
@@ -582,7 +582,7 @@ static void test_table_levels(void **state)
 	struct pts_snapshot snap = { .cgroups = rows, .nr_cgroups = 6,
 				     .has_cgroups = true };
 	struct pts_engine eng;
-	struct pts_report rep = { .eng = &eng, .page_size = 4096 };
+	struct pts_report_input rep = { .eng = &eng, .page_size = 4096 };
 	__u64 *v;
 
 	(void)state;
@@ -639,7 +639,7 @@ static void test_table_16k(void **state)
 	struct pts_snapshot snap = { .cgroups = rows, .nr_cgroups = 2,
 				     .has_cgroups = true };
 	struct pts_engine eng;
-	struct pts_report rep = { .eng = &eng, .page_size = 16384 };
+	struct pts_report_input rep = { .eng = &eng, .page_size = 16384 };
 
 	(void)state;
 	engine_init(&eng, PTS_MODE_AUTO, false);
@@ -676,7 +676,7 @@ static void test_table_narrow(void **state)
 	struct pts_snapshot snap = { .cgroups = &row, .nr_cgroups = 1,
 				     .has_cgroups = true };
 	struct pts_engine eng;
-	struct pts_report rep = { .eng = &eng, .page_size = 4096 };
+	struct pts_report_input rep = { .eng = &eng, .page_size = 4096 };
 
 	(void)state;
 	engine_init(&eng, PTS_MODE_AUTO, false);

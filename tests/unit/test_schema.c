@@ -237,8 +237,9 @@ static void json_section(struct value_set *set, const char *sec,
 static void from_json(struct value_set *set, struct value_set *totals)
 {
 	const struct pts_kfeatures kf = {};
-	struct pts_report rep = { .eng = &eng, .kf = &kf, .page_size = page_size,
-				  .result_name = result_name };
+	struct pts_report_input rep = { .eng = &eng, .kf = &kf,
+					.page_size = page_size,
+					.result_name = result_name };
 	json_object *root = report_snapshot_json(&rep, &snap);
 
 	set->nr = totals->nr = 0;
@@ -356,8 +357,9 @@ static void from_prom(struct value_set *set)
 static json_object *recording(int times)
 {
 	const struct pts_kfeatures kf = {};
-	struct pts_report rep = { .eng = &eng, .kf = &kf, .page_size = page_size,
-				  .result_name = result_name };
+	struct pts_report_input rep = { .eng = &eng, .kf = &kf,
+					.page_size = page_size,
+					.result_name = result_name };
 	struct pts_snapshot twice = snap;
 	json_object *rec = json_object_new_object(), *o;
 	int i, s;
@@ -466,8 +468,9 @@ static void check_text(void)
 {
 	const struct pts_schema_ctx sc = schema_ctx();
 	const struct pts_kfeatures kf = {};
-	struct pts_report rep = { .eng = &eng, .kf = &kf, .page_size = page_size,
-				  .result_name = result_name };
+	struct pts_report_input rep = { .eng = &eng, .kf = &kf,
+					.page_size = page_size,
+					.result_name = result_name };
 	const struct pts_field *f;
 	char *text = NULL, num[32], *missing;
 	size_t len = 0, r;
@@ -565,8 +568,9 @@ static void expected_cgroups(struct value_set *set)
 static void json_cgroups(struct value_set *set)
 {
 	const struct pts_kfeatures kf = {};
-	struct pts_report rep = { .eng = &eng, .kf = &kf, .page_size = page_size,
-				  .result_name = result_name };
+	struct pts_report_input rep = { .eng = &eng, .kf = &kf,
+					.page_size = page_size,
+					.result_name = result_name };
 	json_object *root = report_snapshot_json(&rep, &snap), *arr, *n;
 	static struct value_set one, totals;
 	const char *path;
