@@ -61,6 +61,14 @@ void report_selfcheck_text(FILE *out, const struct pts_report_input *rep,
 json_object *report_selfcheck_json(const struct pts_report_input *rep,
 				   const struct pts_snapshot *snap,
 				   const struct kcounters *kc);
+/* the processes of @s in top's -s @key order: largest first, then by pid */
+void report_sort_procs(struct pts_snapshot *s, enum pts_sort key);
+/*
+ * The per-process table of @d, an interval of @span seconds: @rows
+ * processes at most, in @width columns (report_procs.c)
+ */
+void report_procs_text(FILE *out, const struct pts_snapshot *d,
+		       uint64_t page_size, int rows, int width, double span);
 /* the per-cgroup rows of @s in the order of top's -s @key */
 void report_sort_cgroups(struct pts_snapshot *s, enum pts_sort key);
 /*
