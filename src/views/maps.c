@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 #include "data/procfind.h"
-#include "views/maps_report.h"
+#include "render/maps_report.h"
 #include "views/signals.h"
 #include "views/views.h"
 

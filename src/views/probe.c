@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include "engine/batch_check.h"
 #include "engine/catalog.h"
-#include "views/report.h"
+#include "render/report.h"
 #include "tracer/tracer.h"
 #include "views/start.h"
 #include "views/views.h"

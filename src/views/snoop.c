@@ -17,7 +17,7 @@
 #include <bpf/libbpf.h>
 #include "data/collector.h"
 #include "data/format.h"
-#include "views/report.h"
+#include "render/report.h"
 #include "tracer/tracer.h"
 #include "views/signals.h"
 #include "views/start.h"

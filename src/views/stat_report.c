@@ -14,10 +14,10 @@
 #include "data/recording.h"
 #include "data/reference.h"
 #include "data/stats.h"
-#include "views/kcounters_report.h"
-#include "views/report.h"
+#include "render/kcounters_report.h"
+#include "render/report.h"
 #include "views/stat_report.h"
-#include "views/values.h"
+#include "render/values.h"
 
 int stat_exit_status(const struct stat_state *st)
 {

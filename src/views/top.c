@@ -19,7 +19,7 @@
 #include "data/hist.h"
 #include "data/schema.h"
 #include "data/selfcheck.h"
-#include "views/report.h"
+#include "render/report.h"
 #include "tracer/tracer.h"
 #include "views/signals.h"
 #include "views/term.h"

@@ -27,7 +27,7 @@
 #include "data/cgroup_rank.h"
 #include "data/counters.h"
 #include "data/schema.h"
-#include "views/report.h"
+#include "render/report.h"
 #include "fake_engine.h"
 
 static char tree[64];		/* the fake cgroup v2 mount */

@@ -12,7 +12,7 @@
 #include <ptscope/ptscope.h>
 #include "data/collector.h"
 #include "data/format.h"
-#include "views/report.h"
+#include "render/report.h"
 #include "views/views.h"
 
 #define KIB ((uint64_t)1024)

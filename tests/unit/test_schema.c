@@ -20,7 +20,7 @@
 #include "data/recording_compare.h"
 #include "data/schema.h"
 #include "export/prom.h"
-#include "views/report.h"
+#include "render/report.h"
 #include "fake_engine.h"
 
 #define NAME_LEN	160

@@ -7,8 +7,8 @@
 #include "data/hist.h"
 #include "data/selfcheck.h"
 #include "engine/batch_check.h"
-#include "views/hist_print.h"
-#include "views/report.h"
+#include "render/hist_print.h"
+#include "render/report.h"
 
 #define REPORT_WIDTH	100	/* probe and stat lines, continuations included */
 

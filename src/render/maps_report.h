@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 #include <ptscope/ptscope.h>
 #include "maps/mapscan.h"
-#include "views/report.h"
+#include "render/report.h"
 
 /* the "ptscope_version" of maps --json, a format of its own */
 #define MAPS_FORMAT_VERSION	1

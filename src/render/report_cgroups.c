@@ -12,7 +12,7 @@
 #include <string.h>
 #include "data/cgroup_names.h"
 #include "data/format.h"
-#include "views/report.h"
+#include "render/report.h"
 
 #define CGROUP_PATH_SHOWN	256	/* bytes of a cgroup's path shown */
 #define CELL_LEN		32	/* a column's head or value */

@@ -10,7 +10,7 @@
 #include "data/hist.h"
 #include "data/selfcheck.h"
 #include "engine/batch_check.h"
-#include "views/report.h"
+#include "render/report.h"
 
 #define THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
 

@@ -9,7 +9,7 @@
 #include "data/collector.h"
 #include "data/format.h"
 #include "data/schema.h"
-#include "views/report.h"
+#include "render/report.h"
 
 static enum pts_sort sort_key;
 

@@ -10,7 +10,16 @@
 #include "data/kcounters.h"
 #include "data/report_input.h"	/* struct pts_report_input */
 #include "data/schema.h"
-#include "views/options.h"	/* enum pts_sort */
+
+/* the orders of the process and cgroup tables (top -s) */
+enum pts_sort {
+	PTS_SORT_ACTIVITY = 0,	/* mremap calls + hugepage faults */
+	PTS_SORT_MREMAP,
+	PTS_SORT_FAULTS,
+	PTS_SORT_LATENCY,	/* mean mremap latency */
+	PTS_SORT_PID,
+};
+#define PTS_NR_SORTS	(PTS_SORT_PID + 1)
 
 json_object *report_system_json(const struct pts_report_input *rep);
 /* the schema context of @rep: engine, page size, khugepaged result names */
