@@ -33,9 +33,10 @@ DATA_SRCS := $(wildcard src/data/*.c)
 MAPS_SRCS := $(wildcard src/maps/*.c)
 TRACER_SRCS := $(wildcard src/tracer/*.c)
 EXPORT_SRCS := $(wildcard src/export/*.c)
+RENDER_SRCS := $(wildcard src/render/*.c)
 VIEW_SRCS := $(wildcard src/views/*.c)
 LIB_SRCS := $(ENGINE_SRCS) $(DATA_SRCS) $(MAPS_SRCS) $(TRACER_SRCS) \
-	$(EXPORT_SRCS) $(VIEW_SRCS)
+	$(EXPORT_SRCS) $(RENDER_SRCS) $(VIEW_SRCS)
 LIB_OBJS := $(patsubst src/%.c,$(OUT)/$(ARCH)/%.o,$(LIB_SRCS))
 PTSCOPE := $(OUT)/ptscope
 # the workload driver: its dispatch, one file per workload family and
@@ -106,7 +107,7 @@ DEPS_IMAGE_PKGS := buildah skopeo umoci podman runc catatonit \
 
 all: $(PTSCOPE) $(BENCH) $(CASES) $(FLOOR)
 
-$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h bpf/pgtable.bpf.h include/ptscope/ptscope.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h bpf/pgtable.bpf.h include/ptscope/ptscope.h include/ptscope/counters.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
 	@mkdir -p $(BPF_OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp

@@ -109,11 +109,13 @@ struct bench_args {
 	unsigned int seen;
 };
 
+/* bench_usage.c: the --help text */
+void print_usage(FILE *stream);
+
 /* bench_common.c: geometry, errors, timing, samples */
 extern uint64_t page_size;
 uint64_t pmd_span(void);
 uint64_t pud_span(void);
-void print_usage(FILE *stream);
 int fail_errno(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 int fail_msg(const char *fmt, ...)

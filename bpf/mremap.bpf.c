@@ -18,6 +18,8 @@
 
 /* include/uapi/linux/mman.h (5.7): move, keep the source mapped */
 #define MREMAP_DONTUNMAP 4
+/* include/uapi/linux/mman.h: the destination is new_address */
+#define MREMAP_FIXED 2
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -154,20 +156,6 @@ static __always_inline __u64 mremap_moved_bytes(const struct mremap_start *s,
 	return s->old_len < s->new_len ? s->old_len : s->new_len;
 }
 
-/* what one mremap call of @class adds to the process's row */
-static __always_inline void proc_mremap(__u32 class,
-					const struct mremap_start *s,
-					__u64 delta)
-{
-	struct pts_proc *proc = current_proc();
-
-	if (!proc || class >= PTS_MREMAP_CLASSES)
-		return;
-	__sync_fetch_and_add(&proc->mremap_calls[class], 1);
-	__sync_fetch_and_add(&proc->mremap_old_bytes[class], s->old_len);
-	__sync_fetch_and_add(&proc->mremap_ns, delta);
-}
-
 static __always_inline void mremap_exit(long ret)
 {
 	struct mremap_start *s;
@@ -183,16 +171,17 @@ static __always_inline void mremap_exit(long ret)
 	if (class >= PTS_MREMAP_CLASSES)
 		goto out;
 	moved = mremap_moved_bytes(s, class);
-	tally_open(&t, true);
-	tally_add(&t, PTS_C_MREMAP_CALLS + class, 1);
-	tally_add(&t, PTS_C_MREMAP_OLD_BYTES + class, s->old_len);
-	tally_add(&t, PTS_C_MREMAP_NEW_BYTES + class, s->new_len);
-	tally_add(&t, PTS_C_MREMAP_MOVED_BYTES + class, moved);
+	tally_open(&t, true, current_proc());
+	tally_add(&t, PTS_C_MREMAP_CALLS, class, 1);
+	tally_add(&t, PTS_C_MREMAP_OLD_BYTES, class, s->old_len);
+	tally_add(&t, PTS_C_MREMAP_NEW_BYTES, class, s->new_len);
+	tally_add(&t, PTS_C_MREMAP_MOVED_BYTES, class, moved);
 	if (class != PTS_MREMAP_FAILED && (s->flags & MREMAP_DONTUNMAP))
-		tally_add(&t, PTS_C_MREMAP_DONTUNMAP, 1);
-	cgroup_mremap(t.cgroup, class, s, moved, delta);
+		tally_add(&t, PTS_C_MREMAP_DONTUNMAP, 0, 1);
+	if (s->flags & MREMAP_FIXED)
+		tally_add(&t, PTS_C_MREMAP_FIXED, class, 1);
+	tally_add(&t, PTS_C_MREMAP_NS, 0, delta);
 	hist_add(PTS_H_MREMAP_NS + class, delta);
-	proc_mremap(class, s, delta);
 	mremap_event(s, ret, class, delta);
 out:
 	s->ts = 0;
@@ -336,7 +325,7 @@ static __always_inline struct pts_ev_levels *call_levels(void)
 static __always_inline void count_empty(struct tally *t,
 					struct pts_ev_levels *lv)
 {
-	tally_add(t, PTS_C_LV_EMPTY, 1);
+	tally_add(t, PTS_C_LV_EMPTY, 0, 1);
 	if (lv)
 		lv->empty++;
 }
@@ -345,8 +334,8 @@ static __always_inline void count_pte_extent(struct tally *t,
 					     struct pts_ev_levels *lv,
 					     __u64 bytes, __u64 ptes)
 {
-	tally_add(t, PTS_C_LV_PTE_EXTENTS, 1);
-	tally_add(t, PTS_C_LV_PTE_BYTES, bytes);
+	tally_add(t, PTS_C_LV_PTE_EXTENTS, 0, 1);
+	tally_add(t, PTS_C_LV_PTE_BYTES, 0, bytes);
 	if (lv) {
 		lv->pte_extents++;
 		lv->pte_bytes += bytes;
@@ -362,8 +351,8 @@ static __always_inline void count_batches(struct tally *t,
 {
 	if (!(cfg.flags & PTS_CFG_BATCH_INFER))
 		return;
-	tally_add(t, PTS_C_LV_PTE_BATCHES, w->iter_batches);
-	tally_add(t, PTS_C_LV_FOLIO_LOOKUPS, w->iter_lookups);
+	tally_add(t, PTS_C_LV_PTE_BATCHES, 0, w->iter_batches);
+	tally_add(t, PTS_C_LV_FOLIO_LOOKUPS, 0, w->iter_lookups);
 	if (w->iter_batches)
 		hist_add(PTS_H_PTE_MAX_BATCH, w->iter_max_batch);
 	if (lv) {
@@ -405,7 +394,7 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 		goto reset;
 	}
 	lv = call_levels();
-	tally_open(&t, true);
+	tally_open(&t, true, NULL);
 	pud_possible = extent_at(w, w->iter_addr, cfg.pud_size) == cfg.pud_size;
 	pmd_extent = extent_at(w, w->iter_addr, cfg.pmd_size);
 	pmd_possible = pmd_extent == cfg.pmd_size;
@@ -413,14 +402,14 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 		if (w->iter_pud_none) {
 			count_empty(&t, lv);
 		} else if (pud_possible) {
-			tally_add(&t, PTS_C_LV_PUD_MOVED, 1);
+			tally_add(&t, PTS_C_LV_PUD_MOVED, 0, 1);
 			if (lv)
 				lv->pud++;
 		}
 		goto reset;
 	}
 	if (pud_possible) {
-		tally_add(&t, PTS_C_LV_PUD_FALLBACK, 1);
+		tally_add(&t, PTS_C_LV_PUD_FALLBACK, 0, 1);
 		if (lv)
 			lv->fallbacks++;
 	}
@@ -429,8 +418,10 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 		goto reset;
 	}
 	if (w->iter_hpmd_tried) {
-		tally_add(&t, w->iter_hpmd_moved ? PTS_C_LV_HPMD_MOVED :
-			  PTS_C_LV_HPMD_FALLBACK, 1);
+		if (w->iter_hpmd_moved)
+			tally_add(&t, PTS_C_LV_HPMD_MOVED, 0, 1);
+		else
+			tally_add(&t, PTS_C_LV_HPMD_FALLBACK, 0, 1);
 		if (lv && w->iter_hpmd_moved)
 			lv->huge_pmd++;
 		else if (lv)
@@ -441,7 +432,7 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 	if (!(cfg.flags & PTS_CFG_PTE_MARKER)) {
 		/* no PTE-level marker: infer from the geometry */
 		if (pmd_possible && !w->iter_hpmd_tried) {
-			tally_add(&t, PTS_C_LV_PMD_MOVED, 1);
+			tally_add(&t, PTS_C_LV_PMD_MOVED, 0, 1);
 			if (lv)
 				lv->pmd++;
 		} else {
@@ -451,15 +442,15 @@ static __always_inline void iter_finish(struct mpt_walk *w)
 	}
 	if (w->iter_pte_seen) {
 		if (pmd_possible && !w->iter_hpmd_tried) {
-			tally_add(&t, PTS_C_LV_PMD_FALLBACK, 1);
+			tally_add(&t, PTS_C_LV_PMD_FALLBACK, 0, 1);
 			if (lv)
 				lv->fallbacks++;
 		}
 		count_pte_extent(&t, lv, pmd_extent, w->iter_ptes);
-		tally_add(&t, PTS_C_LV_PTES, w->iter_ptes);
+		tally_add(&t, PTS_C_LV_PTES, 0, w->iter_ptes);
 		count_batches(&t, lv, w);
 	} else if (pmd_possible && !w->iter_hpmd_tried) {
-		tally_add(&t, PTS_C_LV_PMD_MOVED, 1);
+		tally_add(&t, PTS_C_LV_PMD_MOVED, 0, 1);
 		if (lv)
 			lv->pmd++;
 	} else {
@@ -499,20 +490,20 @@ static __always_inline void mpt_exit(__u64 moved)
 		w->ts = 0;
 		return;
 	}
-	tally_open(&t, false);	/* no per-cgroup count of these */
-	tally_add(&t, PTS_C_MPT_CALLS, 1);
-	tally_add(&t, PTS_C_MPT_BYTES_REQUESTED, w->len);
-	tally_add(&t, PTS_C_MPT_BYTES_MOVED, moved);
+	tally_open(&t, false, NULL);	/* no per-cgroup count of these */
+	tally_add(&t, PTS_C_MPT_CALLS, 0, 1);
+	tally_add(&t, PTS_C_MPT_BYTES_REQUESTED, 0, w->len);
+	tally_add(&t, PTS_C_MPT_BYTES_MOVED, 0, moved);
 	if (moved < w->len) {
-		tally_add(&t, PTS_C_MPT_PARTIAL, 1);
+		tally_add(&t, PTS_C_MPT_PARTIAL, 0, 1);
 		partial = w->reverse ? NULL : thread_state_create(mpt_partial);
 		if (partial)
 			*partial = 1;
 	}
 	if (w->for_stack)
-		tally_add(&t, PTS_C_MPT_STACK, 1);
+		tally_add(&t, PTS_C_MPT_STACK, 0, 1);
 	if (w->reverse)
-		tally_add(&t, PTS_C_MPT_REVERSE, 1);
+		tally_add(&t, PTS_C_MPT_REVERSE, 0, 1);
 	hist_add(PTS_H_MPT_NS, bpf_ktime_get_ns() - w->ts);
 	w->ts = 0;
 }
@@ -1101,10 +1092,15 @@ static __always_inline void pgt_entry_seen(__u32 moved_idx, __u32 fallback_idx,
 					   bool moved)
 {
 	struct mremap_start *s = mremap_in_progress();
+	struct tally t;
 
 	if (!s)
 		return;
-	count_add(moved ? moved_idx : fallback_idx, 1);
+	tally_open(&t, true, NULL);
+	if (moved)
+		tally_add(&t, moved_idx, 0, 1);
+	else
+		tally_add(&t, fallback_idx, 0, 1);
 	if (!(cfg.flags & PTS_CFG_EVENTS))
 		return;
 	if (!moved)
@@ -1155,12 +1151,12 @@ int BPF_PROG(lv_tp_ptes, void *mm, unsigned long old_addr,
 
 	if (!s || err)
 		return 0;
-	tally_open(&t, true);
-	tally_add(&t, PTS_C_LV_PTE_EXTENTS, 1);
-	tally_add(&t, PTS_C_LV_PTE_BYTES, len);
-	tally_add(&t, PTS_C_LV_PTES, ptes);
-	tally_add(&t, PTS_C_LV_PTE_BATCHES, nr_batches);
-	tally_add(&t, PTS_C_LV_FOLIO_LOOKUPS, nr_folio_lookups);
+	tally_open(&t, true, NULL);
+	tally_add(&t, PTS_C_LV_PTE_EXTENTS, 0, 1);
+	tally_add(&t, PTS_C_LV_PTE_BYTES, 0, len);
+	tally_add(&t, PTS_C_LV_PTES, 0, ptes);
+	tally_add(&t, PTS_C_LV_PTE_BATCHES, 0, nr_batches);
+	tally_add(&t, PTS_C_LV_FOLIO_LOOKUPS, 0, nr_folio_lookups);
 	if (nr_batches)
 		hist_add(PTS_H_PTE_MAX_BATCH, max_batch);
 	if (cfg.flags & PTS_CFG_EVENTS) {

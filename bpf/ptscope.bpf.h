@@ -227,7 +227,10 @@ THREAD_STORAGE(in_madvise, __u8);
  */
 #define mask_index(var, mask) asm volatile("%0 &= " #mask : "+r"(var))
 
-/* the per-CPU total only; count_add() also counts per cgroup */
+/*
+ * The per-CPU total only, of a counter kept nowhere else (the drops of
+ * the lookups below); count_add() counts at every scope.
+ */
 static __always_inline void total_add(__u32 idx, __u64 val)
 {
 	__u32 zero = 0;
@@ -272,38 +275,24 @@ static __always_inline struct pts_cgroup *current_cgroup(void)
 	return bpf_map_lookup_elem(&cgroups, &id);
 }
 
-static __always_inline void cgroup_add(struct pts_cgroup *row, __u32 idx,
-				       __u64 val)
-{
-	opaque_index(idx);
-	if (row && idx < PTS_CG_NR_COUNTERS)
-		__sync_fetch_and_add(&row->v[idx], val);
-}
-
-/*
- * One count of an event that counts only once: @val at @idx, also in the
- * cgroup's row for the levels and faults.  An event that counts several
- * things opens a tally instead.
- */
-static __always_inline void count_add(__u32 idx, __u64 val)
-{
-	total_add(idx, val);
-	if (pts_cgroup_counted(idx))
-		cgroup_add(current_cgroup(), idx, val);
-}
-
 /*
  * Where the counts of one event go, looked up once for all of them: the
- * per-CPU totals, and the row of the task's cgroup when the event counts
- * something pts_cgroup_counted() names (a lookup of the cgroup's id in a
- * hash map, the costliest step; once per event, not once per count).
+ * per-CPU totals, the row of the task's cgroup (a lookup of the cgroup's
+ * id in a hash map, the costliest step; once per event, not once per
+ * count) and the row of its process, each NULL when off.
  */
 struct tally {
-	struct pts_counters *totals;	/* NULL: counts are off */
-	struct pts_cgroup *cgroup;	/* NULL: no row */
+	struct pts_counters *totals;
+	struct pts_cgroup *cgroup;
+	struct pts_proc *proc;
 };
 
-static __always_inline void tally_open(struct tally *t, bool per_cgroup)
+/*
+ * @per_cgroup: the event counts something kept per cgroup; @proc: the
+ * process's row, when the event counts something kept per process
+ */
+static __always_inline void tally_open(struct tally *t, bool per_cgroup,
+				       struct pts_proc *proc)
 {
 	__u32 zero = 0;
 
@@ -311,29 +300,61 @@ static __always_inline void tally_open(struct tally *t, bool per_cgroup)
 	if (cfg.parts & PTS_PART_COUNTS)
 		t->totals = bpf_map_lookup_elem(&counters, &zero);
 	t->cgroup = per_cgroup ? current_cgroup() : NULL;
+	t->proc = proc;
 }
 
-static __always_inline void tally_add(struct tally *t, __u32 idx, __u64 val)
+/*
+ * @val at @off past @at in @row, a shared row of @nr counters (@at < 0:
+ * the counter is not kept in such rows)
+ */
+static __always_inline void row_add(__u64 *row, int at, __u32 off, __u32 nr,
+				    __u64 val)
 {
-	opaque_index(idx);
-	if (t->totals && idx < PTS_NR_COUNTERS)
-		t->totals->v[idx] += val;
-	if (pts_cgroup_counted(idx))
-		cgroup_add(t->cgroup, idx, val);
-}
+	__u32 idx = at + off;
 
-/* one mremap call of @class in its cgroup's row @row */
-static __always_inline void cgroup_mremap(struct pts_cgroup *row, __u32 class,
-					  const struct mremap_start *s,
-					  __u64 moved, __u64 ns)
-{
-	if (!row || class >= PTS_MREMAP_CLASSES)
+	if (at < 0 || !row)
 		return;
-	cgroup_add(row, PTS_C_MREMAP_CALLS + class, 1);
-	cgroup_add(row, PTS_C_MREMAP_OLD_BYTES + class, s->old_len);
-	cgroup_add(row, PTS_C_MREMAP_NEW_BYTES + class, s->new_len);
-	cgroup_add(row, PTS_C_MREMAP_MOVED_BYTES + class, moved);
-	__sync_fetch_and_add(&row->mremap_ns, ns);
+	opaque_index(idx);
+	if (idx < nr)
+		__sync_fetch_and_add(&row[idx], val);
+}
+
+/*
+ * @val at value @off of the counter @id (a PTS_C_ constant, so that the
+ * scope tests fold), in every row its declaration (counters.h) names.
+ */
+static __always_inline void tally_add(struct tally *t, __u32 id, __u32 off,
+				      __u64 val)
+{
+	__u32 idx = id + off;
+
+	opaque_index(idx);
+	if ((pts_counter_scopes(id) & PTS_IN_TOTAL) && t->totals &&
+	    idx < PTS_NR_COUNTERS)
+		t->totals->v[idx] += val;
+	row_add(t->cgroup ? t->cgroup->v : NULL, pts_cgroup_index(id), off,
+		PTS_CG_NR_COUNTERS, val);
+	row_add(t->proc ? t->proc->v : NULL, pts_proc_index(id), off,
+		PTS_P_NR_COUNTERS, val);
+}
+
+/*
+ * One count of an event that counts only once, at value @off of @id,
+ * in the totals and the cgroup's row where @id is kept per cgroup.  An
+ * event that counts several things opens a tally instead.
+ */
+static __always_inline void count_add_at(__u32 id, __u32 off, __u64 val)
+{
+	struct tally t;
+
+	tally_open(&t, pts_cgroup_index(id) >= 0, NULL);
+	tally_add(&t, id, off, val);
+}
+
+/* the same, for a counter of one value */
+static __always_inline void count_add(__u32 id, __u64 val)
+{
+	count_add_at(id, 0, val);
 }
 
 /* @n samples of @val in histogram @id: one map lookup for all of them */

@@ -33,23 +33,17 @@ static __always_inline void fault_count(__u32 order, enum fault_outcome outcome,
 	if (order >= PTS_MAX_ORDER)
 		return;
 	mask_index(order, 15);	/* PTS_MAX_ORDER - 1 */
-	tally_open(&t, true);
+	tally_open(&t, true, proc);
 	switch (outcome) {
 	case FAULT_ALLOC:
-		tally_add(&t, PTS_C_FAULT_ALLOC + order, 1);
-		if (proc)
-			__sync_fetch_and_add(&proc->fault_alloc[order], 1);
+		tally_add(&t, PTS_C_FAULT_ALLOC, order, 1);
 		return;
 	case FAULT_FALLBACK_CHARGE:
 		/* the kernel counts these as fallbacks too */
-		tally_add(&t, PTS_C_FAULT_FALLBACK_CHARGE + order, 1);
-		if (proc)
-			__sync_fetch_and_add(&proc->fault_fallback_charge[order], 1);
+		tally_add(&t, PTS_C_FAULT_FALLBACK_CHARGE, order, 1);
 		/* fallthrough */
 	case FAULT_FALLBACK:
-		tally_add(&t, PTS_C_FAULT_FALLBACK + order, 1);
-		if (proc)
-			__sync_fetch_and_add(&proc->fault_fallback[order], 1);
+		tally_add(&t, PTS_C_FAULT_FALLBACK, order, 1);
 		return;
 	}
 }
@@ -122,7 +116,7 @@ static __always_inline void fault_uncounted(__u32 base, __s32 order)
 {
 	if (order < 0 || order >= PTS_MAX_ORDER)
 		return;
-	total_add(base + order, 1);
+	count_add_at(base, order, 1);
 }
 
 /*
@@ -370,16 +364,19 @@ int thp_madvise_exit(void *ctx)
 SEC("tp_btf/mm_collapse_huge_page")
 int BPF_PROG(thp_collapse, struct mm_struct *mm, int isolated, int status)
 {
-	__u32 idx = status, base = PTS_C_COLLAPSE;
+	__u32 idx = status;
+	bool madvise = in_user_task();
+	struct tally t;
 
-	if (in_user_task()) {
-		if (!task_wanted())
-			return 0;
-		base = PTS_C_MADV_COLLAPSE;
-	}
+	if (madvise && !task_wanted())
+		return 0;
 	if (idx >= PTS_COLLAPSE_STATUSES)
 		idx = PTS_COLLAPSE_STATUSES - 1;
-	count_add(base + idx, 1);
+	tally_open(&t, false, NULL);
+	if (madvise)
+		tally_add(&t, PTS_C_MADV_COLLAPSE, idx, 1);
+	else
+		tally_add(&t, PTS_C_COLLAPSE, idx, 1);
 	return 0;
 }
 

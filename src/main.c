@@ -9,7 +9,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "views/options.h"
-#include "views/report.h"
+#include "render/report.h"
 #include "views/signals.h"
 #include "views/views.h"
 

@@ -46,86 +46,7 @@ enum pts_mremap_class {
 	PTS_MREMAP_CLASSES,
 };
 
-/* indexes into struct pts_counters.v */
-enum pts_counter {
-	PTS_C_MREMAP_CALLS = 0,
-	PTS_C_MREMAP_OLD_BYTES = PTS_C_MREMAP_CALLS + PTS_MREMAP_CLASSES,
-	PTS_C_MREMAP_NEW_BYTES = PTS_C_MREMAP_OLD_BYTES + PTS_MREMAP_CLASSES,
-	/* the smaller of old_len and new_len of calls that moved; else 0 */
-	PTS_C_MREMAP_MOVED_BYTES = PTS_C_MREMAP_NEW_BYTES + PTS_MREMAP_CLASSES,
-	PTS_C_MPT_CALLS = PTS_C_MREMAP_MOVED_BYTES + PTS_MREMAP_CLASSES,
-	PTS_C_MPT_BYTES_REQUESTED,
-	PTS_C_MPT_BYTES_MOVED,
-	PTS_C_MPT_PARTIAL,	/* moved less than requested */
-	PTS_C_MPT_STACK,	/* exec stack relocation (for_stack) */
-	PTS_C_MPT_REVERSE,	/* moving back after a partial move */
-	/* page-table levels inside move_page_tables (not for stack moves) */
-	PTS_C_LV_PUD_MOVED,	/* NORMAL_PUD: one PUD entry moved */
-	PTS_C_LV_PUD_FALLBACK,	/* a PUD move was possible but went to PMDs */
-	PTS_C_LV_PMD_MOVED,	/* NORMAL_PMD: one PMD entry (PTE table) moved */
-	PTS_C_LV_PMD_FALLBACK,	/* a PMD move was possible but went to PTEs */
-	PTS_C_LV_HPMD_MOVED,	/* HPAGE_PMD: a huge PMD moved (move_huge_pmd) */
-	PTS_C_LV_HPMD_FALLBACK,	/* move_huge_pmd failed: split, PTEs moved */
-	PTS_C_LV_PTE_EXTENTS,	/* move_ptes() calls */
-	PTS_C_LV_PTE_BYTES,	/* bytes covered by those extents */
-	PTS_C_LV_PTES,		/* non-none PTEs in those extents */
-	PTS_C_LV_EMPTY,		/* extents with no page table to move */
-	PTS_C_LV_SPLITS,	/* __split_huge_pmd() inside move_page_tables */
-	PTS_C_LV_PTE_BATCHES,	/* patched move_ptes: batches the PTEs moved in */
-	PTS_C_LV_FOLIO_LOOKUPS,	/* patched move_ptes: folios looked up to batch */
-	PTS_C_VNF_CALLS,	/* vm_normal_folio() calls inside move_page_tables */
-	PTS_C_FAULT_ALLOC,	/* + order */
-	PTS_C_FAULT_FALLBACK = PTS_C_FAULT_ALLOC + PTS_MAX_ORDER,	/* + order */
-	PTS_C_FAULT_FALLBACK_CHARGE = PTS_C_FAULT_FALLBACK + PTS_MAX_ORDER, /* + order */
-	/*
-	 * read faults that mapped the huge zero page; after all orders of
-	 * the charge fallbacks (this sat at their order 1, and their orders
-	 * 2-15 on the khugepaged results)
-	 */
-	PTS_C_FAULT_ZERO_PAGE = PTS_C_FAULT_FALLBACK_CHARGE + PTS_MAX_ORDER,
-	PTS_C_COLLAPSE,		/* + status, khugepaged's collapses */
-	PTS_C_DROP_START_MAP = PTS_C_COLLAPSE + PTS_COLLAPSE_STATUSES,
-	PTS_C_DROP_PROC_MAP,	/* + rows of dead processes evicted (collector) */
-	PTS_C_DROP_TRACED_MAP,
-	PTS_C_DROP_RINGBUF,	/* snoop events the ring buffer had no room for */
-	PTS_C_PROCS_EXITED,	/* rows moved to procs_exited */
-	PTS_C_MREMAP_DONTUNMAP,	/* successful moves with MREMAP_DONTUNMAP */
-	PTS_C_DROP_CGROUP_MAP,	/* events no per-cgroup row had room for */
-	/*
-	 * collapse_huge_page() results of MADV_COLLAPSE (a traced task in
-	 * madvise()), + status; PTS_C_COLLAPSE keeps khugepaged's
-	 */
-	PTS_C_MADV_COLLAPSE,
-	/*
-	 * stock-tracepoint fault path, + order: folios a fault charged and
-	 * then put back because another thread had mapped the range (the
-	 * kernel counts neither an allocation nor a fallback), and folios
-	 * put back unmapped where the path cannot tell a lost race from a
-	 * refused charge (counted here, in neither of them)
-	 */
-	PTS_C_FAULT_RACE_LOST = PTS_C_MADV_COLLAPSE + PTS_COLLAPSE_STATUSES,
-	PTS_C_FAULT_AMBIGUOUS = PTS_C_FAULT_RACE_LOST + PTS_MAX_ORDER,
-	PTS_NR_COUNTERS = PTS_C_FAULT_AMBIGUOUS + PTS_MAX_ORDER,
-};
-
-/*
- * Per-cgroup rows (struct pts_cgroup) keep counters a task causes, with
- * the indexes of struct pts_counters below PTS_C_COLLAPSE: khugepaged's
- * collapses (a kernel thread's) and the drop counters belong to no
- * cgroup.  The rows count the mremap classes (once per call, at its exit)
- * and, in count_add(), the indexes pts_cgroup_counted() names: levels and
- * faults.  move_page_tables() and vm_normal_folio() stay 0 there (the
- * classes say what each cgroup moved; vm_normal_folio() runs per PTE
- * batch, too often for a hash lookup each); the output schema marks the
- * sections the rows have (per_cgroup).
- */
-#define PTS_CG_NR_COUNTERS	PTS_C_COLLAPSE
-
-static inline int pts_cgroup_counted(unsigned int idx)
-{
-	return (idx >= PTS_C_LV_PUD_MOVED && idx <= PTS_C_LV_FOLIO_LOOKUPS) ||
-	       (idx >= PTS_C_FAULT_ALLOC && idx < PTS_CG_NR_COUNTERS);
-}
+#include "counters.h"
 
 /* indexes into struct pts_hists.h */
 enum pts_hist_id {
@@ -162,13 +83,7 @@ struct pts_proc {
 	 * process is (tgid, start_ns), as tgids are reused
 	 */
 	__u64 start_ns;
-	/* counters from here to the end, all __u64 */
-	__u64 mremap_calls[PTS_MREMAP_CLASSES];
-	__u64 mremap_old_bytes[PTS_MREMAP_CLASSES];
-	__u64 mremap_ns;
-	__u64 fault_alloc[PTS_MAX_ORDER];
-	__u64 fault_fallback[PTS_MAX_ORDER];
-	__u64 fault_fallback_charge[PTS_MAX_ORDER];
+	__u64 v[PTS_P_NR_COUNTERS];	/* enum pts_proc_counter */
 };
 
 /*
@@ -178,8 +93,7 @@ struct pts_proc {
  * inode number on 64-bit kernels (kernfs_ino(), include/linux/kernfs.h).
  */
 struct pts_cgroup {
-	__u64 mremap_ns;		/* mremap latency, all classes */
-	__u64 v[PTS_CG_NR_COUNTERS];	/* struct pts_counters indexes */
+	__u64 v[PTS_CG_NR_COUNTERS];	/* enum pts_cgroup_counter */
 };
 
 /* read-only configuration, set by the frontend before load */
@@ -376,8 +290,8 @@ struct pts_event {
  * removed cgroups and adds their counts to the row PTS_CGROUP_REMOVED_ID,
  * so that counters never go back and the map does not fill with the dead
  * (data/cgroup_prune.c); what new cgroups do while it is full anyway is
- * counted as PTS_C_DROP_CGROUP_MAP.  4096 rows of 688 bytes: 2.8 MiB of
- * kernel memory, allocated up front.
+ * counted as PTS_C_DROP_CGROUP_MAP.  The rows are allocated up front:
+ * sizeof(struct pts_cgroup) plus the hash map's own 56 bytes each.
  */
 #define PTS_MAX_CGROUPS		4096
 /* the key of the removed cgroups' sum: no cgroup has id 0 (kernfs ids start at 1) */

@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "data/collector.h"
+#include "data/counters.h"
 #include "data/hist.h"
 
 double mono_seconds(void)
@@ -101,12 +102,6 @@ static int cmp_proc_id(const void *a, const void *b)
 	return 0;
 }
 
-/* the counters of struct pts_proc: __u64 words from mremap_calls to its end */
-enum {
-	PROC_WORDS_OFF = offsetof(struct pts_proc, mremap_calls),
-	PROC_NR_WORDS = (sizeof(struct pts_proc) - PROC_WORDS_OFF) / sizeof(__u64),
-};
-
 /*
  * Two reads of one process: a process that exited between the read of
  * "procs" and that of "procs_exited", or a row read twice.  Counters only
@@ -115,12 +110,11 @@ enum {
 static void merge_proc(struct pts_proc_entry *into,
 		       const struct pts_proc_entry *from)
 {
-	__u64 *wi = (__u64 *)((char *)&into->stats + PROC_WORDS_OFF);
-	const __u64 *wf = (const __u64 *)((const char *)&from->stats +
-					  PROC_WORDS_OFF);
+	__u64 *wi = into->stats.v;
+	const __u64 *wf = from->stats.v;
 	size_t i;
 
-	for (i = 0; i < PROC_NR_WORDS; i++)
+	for (i = 0; i < PTS_P_NR_COUNTERS; i++)
 		if (wf[i] > wi[i])
 			wi[i] = wf[i];
 	into->exited |= from->exited;
@@ -263,15 +257,12 @@ static const struct pts_proc_entry *find_proc(const struct pts_snapshot *snap,
 static void proc_sub(struct pts_proc *out, const struct pts_proc *a,
 		     const struct pts_proc *b)
 {
-	const __u64 *wa = (const __u64 *)((const char *)a + PROC_WORDS_OFF);
-	const __u64 *wb = (const __u64 *)((const char *)b + PROC_WORDS_OFF);
-	__u64 *wo = (__u64 *)((char *)out + PROC_WORDS_OFF);
 	size_t i;
 
 	memcpy(out->comm, a->comm, PTS_COMM_LEN);
 	out->start_ns = a->start_ns;
-	for (i = 0; i < PROC_NR_WORDS; i++)
-		wo[i] = wa[i] - wb[i];
+	for (i = 0; i < PTS_P_NR_COUNTERS; i++)
+		out->v[i] = a->v[i] - b->v[i];
 }
 
 void cgroup_sub_row(struct pts_cgroup *a, const struct pts_cgroup *b)
@@ -378,21 +369,20 @@ __u64 proc_total_mremap(const struct pts_proc *p)
 	int i;
 
 	for (i = 0; i < PTS_MREMAP_CLASSES; i++)
-		n += p->mremap_calls[i];
+		n += p->v[PTS_P_MREMAP_CALLS + i];
 	return n;
 }
 
 void cgroup_snapshot(struct pts_snapshot *view, const struct pts_cgroup *c)
 {
 	memset(view, 0, sizeof(*view));
-	memcpy(view->counters.v, c->v, sizeof(c->v));
+	counters_from_cgroup(&view->counters, c);
 }
 
 void cgroup_add_row(struct pts_cgroup *sum, const struct pts_cgroup *row)
 {
 	size_t i;
 
-	sum->mremap_ns += row->mremap_ns;
 	for (i = 0; i < PTS_CG_NR_COUNTERS; i++)
 		sum->v[i] += row->v[i];
 }
@@ -403,7 +393,7 @@ __u64 cgroup_total_mremap(const struct pts_cgroup *c)
 	int i;
 
 	for (i = 0; i < PTS_MREMAP_CLASSES; i++)
-		n += c->v[PTS_C_MREMAP_CALLS + i];
+		n += c->v[PTS_CG_MREMAP_CALLS + i];
 	return n;
 }
 
@@ -413,7 +403,8 @@ __u64 cgroup_total_faults(const struct pts_cgroup *c)
 	int i;
 
 	for (i = 0; i < PTS_MAX_ORDER; i++)
-		n += c->v[PTS_C_FAULT_ALLOC + i] + c->v[PTS_C_FAULT_FALLBACK + i];
+		n += c->v[PTS_CG_FAULT_ALLOC + i] +
+		     c->v[PTS_CG_FAULT_FALLBACK + i];
 	return n;
 }
 
@@ -423,6 +414,6 @@ __u64 proc_total_faults(const struct pts_proc *p)
 	int i;
 
 	for (i = 0; i < PTS_MAX_ORDER; i++)
-		n += p->fault_alloc[i] + p->fault_fallback[i];
+		n += p->v[PTS_P_FAULT_ALLOC + i] + p->v[PTS_P_FAULT_FALLBACK + i];
 	return n;
 }

@@ -46,7 +46,7 @@ bool rec_is_object(json_object *obj)
 	return obj && json_object_is_type(obj, json_type_object);
 }
 
-static bool is_number(json_object *obj)
+bool rec_is_number(json_object *obj)
 {
 	return obj && (json_object_is_type(obj, json_type_int) ||
 		       json_object_is_type(obj, json_type_double));
@@ -56,7 +56,7 @@ bool rec_get_num(json_object *obj, const char *key, double *val)
 {
 	json_object *field = rec_get(obj, key);
 
-	if (!is_number(field))
+	if (!rec_is_number(field))
 		return false;
 	*val = json_object_get_double(field);
 	return true;
@@ -168,7 +168,7 @@ static double add_numbers(struct rec_flat *dv, const char *section,
 	if (!rec_is_object(obj))
 		return 0;
 	json_object_object_foreach(obj, key, val) {
-		if (!is_number(val))
+		if (!rec_is_number(val))
 			continue;
 		add(dv, section, json_object_get_double(val), "%s.%s", prefix,
 		    key);
@@ -244,7 +244,7 @@ static void add_field(struct rec_flat *dv, const struct pts_field *f,
 		measure(dv, REC_COUNT, REC_UNIT_BYTES);
 	if (f->kind == PTS_FIELD_HIST) {
 		add_hist(dv, f, val, prefix);
-	} else if (is_number(val)) {
+	} else if (rec_is_number(val)) {
 		v = json_object_get_double(val);
 		add(dv, sec, v, "%s.%s", prefix, f->diff);
 		if (f->per_mremap)
@@ -504,107 +504,6 @@ bool rec_absent_means_zero(const struct rec_run *run, const struct rec_value *v)
 	if (f->label != PTS_LABEL_ORDER || (f->needs_any && !outcomes))
 		return false;
 	return v->label != 0 || outcomes;
-}
-
-/* ---- checks ---- */
-
-int rec_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* a JSON object with an integer ptscope_version diff reads */
-static int check_version(json_object *rec, const char *label, char *err,
-			 size_t errlen)
-{
-	json_object *version = rec_get(rec, "ptscope_version");
-	int64_t v;
-
-	if (!rec_is_object(rec))
-		return rec_fail(err, errlen, "%s is not a ptscope recording "
-			    "(its JSON is not an object)", label);
-	if (!version)
-		return rec_fail(err, errlen, "%s has no ptscope_version (not a "
-			    "'ptscope stat --json' recording)", label);
-	if (!json_object_is_type(version, json_type_int))
-		return rec_fail(err, errlen, "%s: ptscope_version is not an integer",
-			    label);
-	v = json_object_get_int64(version);
-	if (v < REC_OLDEST_VERSION || v > REC_FORMAT_VERSION)
-		return rec_fail(err, errlen, "%s is ptscope_version %lld; this ptscope "
-			    "reads versions %d to %d", label, (long long)v,
-			    REC_OLDEST_VERSION, REC_FORMAT_VERSION);
-	return 0;
-}
-
-/* the sections a stat recording has and diff reads */
-static const struct {
-	const char *parent;
-	const char *key;
-	bool object;		/* else a number */
-} stat_fields[] = {
-	{ NULL, "run", true },
-	{ "run", "seconds", false },
-	{ NULL, "system", true },
-	{ "system", "page_size", false },
-	{ NULL, "metrics", true },
-	{ NULL, "counters", true },
-};
-
-/* version 2: "runs", an array of 1 to REC_MAX_RUNS runs with counters */
-static int check_runs(json_object *rec, const char *label, char *err,
-		      size_t errlen)
-{
-	json_object *runs = rec_get(rec, "runs"), *run;
-	size_t i, n;
-
-	if (!runs || !json_object_is_type(runs, json_type_array))
-		return rec_fail(err, errlen, "%s is not a 'ptscope stat --json' "
-			    "recording: no runs array", label);
-	n = json_object_array_length(runs);
-	if (n < 1 || n > REC_MAX_RUNS)
-		return rec_fail(err, errlen, "%s has %zu runs, not 1 to %d", label,
-			    n, REC_MAX_RUNS);
-	for (i = 0; i < n; i++) {
-		run = json_object_array_get_idx(runs, i);
-		if (!rec_is_object(rec_get(run, "counters")) ||
-		    !is_number(rec_get(run, "seconds")))
-			return rec_fail(err, errlen, "%s: run %zu has no counters "
-				    "or seconds", label, i + 1);
-	}
-	return 0;
-}
-
-int recording_check(json_object *rec, const char *label, char *err,
-		    size_t errlen)
-{
-	json_object *parent, *field;
-	size_t i;
-	int ret;
-
-	ret = check_version(rec, label, err, errlen);
-	if (ret)
-		return ret;
-	for (i = 0; i < sizeof(stat_fields) / sizeof(stat_fields[0]); i++) {
-		parent = stat_fields[i].parent ?
-			rec_get(rec, stat_fields[i].parent) : rec;
-		field = rec_get(parent, stat_fields[i].key);
-		if (stat_fields[i].object ? rec_is_object(field) : is_number(field))
-			continue;
-		return rec_fail(err, errlen, "%s is not a 'ptscope stat --json' "
-			    "recording: no %s%s%s", label,
-			    stat_fields[i].parent ? stat_fields[i].parent : "",
-			    stat_fields[i].parent ? "." : "", stat_fields[i].key);
-	}
-	if (json_object_get_int64(rec_get(rec, "ptscope_version")) >=
-	    REC_RUNS_VERSION)
-		return check_runs(rec, label, err, errlen);
-	return 0;
 }
 
 static void read_header(struct rec_header *h, json_object *rec)

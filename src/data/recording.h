@@ -89,6 +89,8 @@ json_object *rec_get(json_object *obj, const char *key);
 bool rec_is_object(json_object *obj);
 /* @obj.@key as a string or number: NULL / false when absent or not one */
 const char *rec_get_str(json_object *obj, const char *key);
+/* an int or a double */
+bool rec_is_number(json_object *obj);
 bool rec_get_num(json_object *obj, const char *key, double *val);
 
 /* the message into @err; -EINVAL */

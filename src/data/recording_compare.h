@@ -11,7 +11,7 @@
  * own reference, timed around every run, is compared first: times are
  * tested relative to it as well as measured, and not at all where it is
  * unreliable.  Pure functions over json-c objects; the view reads the
- * files and renders the result (views/diff_format.c).
+ * files and renders the result (render/diff_format.c).
  */
 #ifndef PTSCOPE_RECORDING_COMPARE_H
 #define PTSCOPE_RECORDING_COMPARE_H

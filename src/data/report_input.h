@@ -12,7 +12,7 @@
 #include "engine/kfeatures.h"
 #include "data/schema.h"
 
-struct pts_report {
+struct pts_report_input {
 	const struct pts_engine *eng;
 	const struct pts_kfeatures *kf;
 	uint64_t page_size;

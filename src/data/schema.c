@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "data/counters.h"
 #include "data/format.h"
 #include "data/schema.h"
 
@@ -23,19 +24,17 @@ enum {
 
 const struct pts_section pts_sections[] = {
 	[SEC_MREMAP] = { "mremap", "mremap.calls",
-			 "mremap calls by alignment class", "mremap",
-			 .per_cgroup = true },
+			 "mremap calls by alignment class", "mremap" },
 	[SEC_MPT] = { "move_page_tables", "mremap.move_page_tables",
 		      "move_page_tables", "move_page_tables" },
 	[SEC_LEVELS] = { "mremap_levels", "mremap.levels",
 			 "page-table entries moved (exec stack moves not included)",
-			 "levels", .per_cgroup = true },
+			 "levels" },
 	[SEC_FOLIO] = { "folio_lookups", "mremap.folio_lookups",
 			"vm_normal_folio() inside move_page_tables",
 			"folio_lookups" },
 	[SEC_FAULTS] = { "hugepage_faults", "thp.fault_alloc",
-			 "anonymous page faults by folio size", "faults",
-			 .per_cgroup = true },
+			 "anonymous page faults by folio size", "faults" },
 	[SEC_COLLAPSE] = { "khugepaged_collapse", "thp.collapse",
 			   "khugepaged collapses (system-wide)", "khugepaged" },
 	[SEC_MADV_COLLAPSE] = { "madv_collapse", "thp.collapse",
@@ -60,7 +59,8 @@ const struct pts_field pts_fields[] = {
 	  .prom_help = "mremap calls by alignment class: pud or pmd (moves at "
 		"that level were possible), pte (PTE level only), in_place "
 		"(resized without moving), failed (returned an error).",
-	  .title = "calls", .diff = "calls", .json_total = true },
+	  .title = "calls", .diff = "calls", .json_total = true,
+	  .proc_key = "mremap_calls" },
 	{ S(SEC_MREMAP), "old_bytes", PTS_FIELD_COUNTER, PTS_LABEL_CLASS,
 	  PTS_UNIT_BYTES, PTS_C_MREMAP_OLD_BYTES,
 	  .prom = "ptscope_mremap_bytes_total",
@@ -96,6 +96,13 @@ const struct pts_field pts_fields[] = {
 	  .prom_help = "mremap calls with MREMAP_DONTUNMAP that moved the "
 		"mapping and left the source mapped (empty).",
 	  .title = "MREMAP_DONTUNMAP moves", .diff = "dontunmap_calls" },
+	/* MREMAP_FIXED: where the destination's alignment is the caller's */
+	{ S(SEC_MREMAP), "fixed_calls", PTS_FIELD_COUNTER, PTS_LABEL_CLASS,
+	  PTS_UNIT_COUNT, PTS_C_MREMAP_FIXED,
+	  .prom = "ptscope_mremap_fixed_calls_total",
+	  .prom_help = "mremap calls with MREMAP_FIXED (the caller chose the "
+		"destination, so its alignment, and the class) by class.",
+	  .title = "fixed" },
 
 	/* move_page_tables(): mremap moves and exec stack relocation */
 	{ S(SEC_MPT), "calls", PTS_FIELD_COUNTER, PTS_LABEL_NONE,
@@ -255,20 +262,22 @@ const struct pts_field pts_fields[] = {
 	  .prom = "ptscope_hugepage_fault_allocs_total",
 	  .prom_help = "Anonymous hugepage (THP/mTHP) folios allocated at fault "
 		"time by size.",
-	  .title = "alloc", .diff = "alloc" },
+	  .title = "alloc", .diff = "alloc", .proc_key = "fault_alloc" },
 	{ S(SEC_FAULTS), "fallback", PTS_FIELD_COUNTER, PTS_LABEL_ORDER,
 	  PTS_UNIT_COUNT, PTS_C_FAULT_FALLBACK,
 	  .prom = "ptscope_hugepage_fault_fallbacks_total",
 	  .prom_help = "Hugepage fault allocations that failed and fell back to "
 		"a smaller size.",
-	  .title = "fallback", .diff = "fallback" },
+	  .title = "fallback", .diff = "fallback",
+	  .proc_key = "fault_fallback" },
 	{ S(SEC_FAULTS), "fallback_charge", PTS_FIELD_COUNTER, PTS_LABEL_ORDER,
 	  PTS_UNIT_COUNT, PTS_C_FAULT_FALLBACK_CHARGE,
 	  .needs_any = FAULT_OUTCOMES | PTS_CFG_FAULT_CHARGE_FREE,
 	  .prom = "ptscope_hugepage_fault_fallback_charges_total",
 	  .prom_help = "Hugepage folios allocated but refused by the memory "
 		"cgroup charge, then fallen back.",
-	  .title = "charge-fb", .diff = "fallback_charge" },
+	  .title = "charge-fb", .diff = "fallback_charge",
+	  .proc_key = "fault_fallback_charge" },
 	/*
 	 * stock tracepoints: folios put back unmapped that were no fallback
 	 * (another thread mapped the range first), and those the path
@@ -348,6 +357,13 @@ const struct pts_field pts_fields[] = {
 	  .title = "cgroup map full", .diff = "cgroup_map_full" },
 };
 const size_t pts_nr_fields = ARRAY_SIZE(pts_fields);
+
+const struct pts_field pts_row_fields[] = {
+	/* mremap time per cgroup or process: the mean latency's numerator */
+	{ S(SEC_MREMAP), "mremap_ns", PTS_FIELD_COUNTER, PTS_LABEL_NONE,
+	  PTS_UNIT_NS, PTS_C_MREMAP_NS, .proc_key = "mremap_ns" },
+};
+const size_t pts_nr_row_fields = ARRAY_SIZE(pts_row_fields);
 
 /*
  * Ratios diff derives; "%s" stands for a label part (".pmd", ".order9").
@@ -521,6 +537,31 @@ uint64_t schema_counter(const struct pts_field *f,
 	return snap->counters.v[f->index + (int)i];
 }
 
+bool schema_field_per_proc(const struct pts_field *f)
+{
+	return f->proc_key && f->kind == PTS_FIELD_COUNTER &&
+	       counter_proc_index(f->index) >= 0;
+}
+
+uint64_t schema_proc_counter(const struct pts_field *f,
+			     const struct pts_proc *p, unsigned int i)
+{
+	int at = counter_proc_index(f->index + i);
+
+	return at < 0 ? 0 : p->v[at];
+}
+
+bool schema_section_per_cgroup(const struct pts_section *sec)
+{
+	size_t i;
+
+	for (i = 0; i < pts_nr_fields; i++)
+		if (pts_fields[i].section == sec &&
+		    schema_field_per_cgroup(&pts_fields[i]))
+			return true;
+	return false;
+}
+
 const struct pts_hist *schema_hist(const struct pts_field *f,
 				   const struct pts_snapshot *snap,
 				   unsigned int i)
@@ -530,14 +571,16 @@ const struct pts_hist *schema_hist(const struct pts_field *f,
 
 bool schema_field_per_cgroup(const struct pts_field *f)
 {
-	return f->section->per_cgroup && f->kind == PTS_FIELD_COUNTER &&
-	       f->index + schema_label_count(f) <= PTS_CG_NR_COUNTERS;
+	return f->kind == PTS_FIELD_COUNTER &&
+	       counter_cgroup_index(f->index) >= 0;
 }
 
 uint64_t schema_cgroup_counter(const struct pts_field *f,
 			       const struct pts_cgroup *c, unsigned int i)
 {
-	return c->v[f->index + (int)i];
+	int at = counter_cgroup_index(f->index + i);
+
+	return at < 0 ? 0 : c->v[at];
 }
 
 uint64_t schema_counter_total(const struct pts_field *f,
@@ -559,5 +602,9 @@ const struct pts_field *schema_find(const char *section, const char *key)
 		if (!strcmp(pts_fields[i].section->key, section) &&
 		    !strcmp(pts_fields[i].key, key))
 			return &pts_fields[i];
+	for (i = 0; i < pts_nr_row_fields; i++)
+		if (!strcmp(pts_row_fields[i].section->key, section) &&
+		    !strcmp(pts_row_fields[i].key, key))
+			return &pts_row_fields[i];
 	return NULL;
 }

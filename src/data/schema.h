@@ -42,8 +42,6 @@ struct pts_section {
 	const char *metric;	/* catalog metric writing it; NULL: always */
 	const char *title;	/* text heading */
 	const char *diff;	/* diff name prefix */
-	/* its counters are also kept per cgroup (schema_field_per_cgroup()) */
-	bool per_cgroup;
 };
 
 struct pts_field {
@@ -74,6 +72,11 @@ struct pts_field {
 	bool json_total;	/* CLASS: also the sum over classes in the section */
 	bool per_mremap;	/* diff: also this value per mremap call */
 	bool not_in_text;	/* JSON, Prometheus and diff only */
+	/*
+	 * JSON key in a process's object, for a counter kept per process
+	 * (PTS_IN_PROC); NULL: not shown per process
+	 */
+	const char *proc_key;
 };
 
 /* a ratio diff computes from two flattened values (diff names) */
@@ -90,6 +93,12 @@ extern const struct pts_section pts_sections[];
 extern const size_t pts_nr_sections;
 extern const struct pts_field pts_fields[];
 extern const size_t pts_nr_fields;
+/*
+ * Rows of counters kept only per cgroup or process, not in the totals:
+ * shown at the top level of a cgroup's or a process's object.
+ */
+extern const struct pts_field pts_row_fields[];
+extern const size_t pts_nr_row_fields;
 extern const struct pts_derived pts_derived[];
 extern const size_t pts_nr_derived;
 
@@ -136,10 +145,17 @@ const struct pts_hist *schema_hist(const struct pts_field *f,
 				   const struct pts_snapshot *snap,
 				   unsigned int i);
 /*
- * Is @f kept per cgroup (struct pts_cgroup)?  The counters of a
- * per_cgroup section that the rows hold; histograms are not.
+ * Is @f kept per cgroup (struct pts_cgroup)?  The counters declared with
+ * PTS_IN_CGROUP (include/ptscope/counters.h); histograms are not.
  */
 bool schema_field_per_cgroup(const struct pts_field *f);
+/* value @i of @f in a process's row (schema_field_per_proc(f)) */
+uint64_t schema_proc_counter(const struct pts_field *f,
+			     const struct pts_proc *p, unsigned int i);
+/* Is @f shown per process (a proc_key and kept in struct pts_proc)? */
+bool schema_field_per_proc(const struct pts_field *f);
+/* does a cgroup's row keep any field of @sec? */
+bool schema_section_per_cgroup(const struct pts_section *sec);
 /* value @i of @f in a cgroup's row (schema_field_per_cgroup(f)) */
 uint64_t schema_cgroup_counter(const struct pts_field *f,
 			       const struct pts_cgroup *c, unsigned int i);

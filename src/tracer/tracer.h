@@ -60,7 +60,7 @@ struct pts_tracer {
 	struct pts_kfeatures kf;
 	struct pts_engine eng;
 	struct pts_config cfg;
-	struct pts_report rep;
+	struct pts_report_input rep;
 	struct pts_prog_ref *progs;	/* tracer_programs(), on demand */
 	size_t nr_progs;
 	struct pts_cgroup_names *cgroup_names;	/* with PTS_PART_CGROUP_ROWS */

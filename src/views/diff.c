@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "data/recording_compare.h"
-#include "views/diff_format.h"
-#include "views/report.h"
+#include "render/diff_format.h"
+#include "render/report.h"
 #include "views/views.h"
 
 static int write_json(FILE *out, const struct diff_result *res,

@@ -27,15 +27,15 @@ int view_export(const struct pts_options *opts)
 {
 	struct pts_export_source src;
 	struct pts_exporter *ex;
-	struct pts_tracer s;
+	struct pts_tracer t;
 	double deadline = 0;
 	int ret;
 
-	ret = view_serve_start(&s, &src, opts, true, &ex);
+	ret = view_serve_start(&t, &src, opts, true, &ex);
 	if (ret)
 		return ret;
 	/* attached and listening: serving needs none of root's powers */
-	ret = privdrop_apply(&s);
+	ret = privdrop_apply(&t);
 	if (ret)
 		goto out;
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop\n");
@@ -46,6 +46,6 @@ int view_export(const struct pts_options *opts)
 	else
 		say_stopped(opts);
 out:
-	view_serve_stop(&s, ex);
+	view_serve_stop(&t, ex);
 	return ret;
 }

@@ -13,14 +13,15 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 #include "data/procfind.h"
-#include "views/maps_report.h"
+#include "render/maps_report.h"
 #include "views/signals.h"
 #include "views/views.h"
 
 #define KPAGEFLAGS	"/proc/kpageflags"
 
 /* kernel and page size for the header and the JSON "system" object */
-static void maps_report_init(struct pts_report *rep, struct pts_kfeatures *kf)
+static void maps_report_init(struct pts_report_input *rep,
+			     struct pts_kfeatures *kf)
 {
 	struct utsname u;
 
@@ -266,7 +267,7 @@ int view_maps(const struct pts_options *opts)
 {
 	struct maps_frame f = { 0 };
 	struct pts_kfeatures kf;
-	struct pts_report rep;
+	struct pts_report_input rep;
 	bool refresh = opts->interval_set || opts->duration_s;
 	int kpf_fd, ret;
 	FILE *out;

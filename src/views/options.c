@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The command line.  One table of commands and one of options; getopt's
- * structures, --help and the messages that list an option's values are
- * made from them, the metric names from the catalog.
+ * The command line parsed: getopt's structures made from the option
+ * table (options_spec.c), values checked, the command's arguments.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,452 +11,8 @@
 #include <string.h>
 #include "data/format.h"
 #include "engine/catalog.h"
-#include "views/options.h"
+#include "views/options_spec.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define CMD(c)		(1u << (c))
-/* the commands that trace: they filter and choose attach paths */
-#define CMDS_TRACING	(CMD(PTS_CMD_TOP) | CMD(PTS_CMD_STAT) | \
-			 CMD(PTS_CMD_SNOOP) | CMD(PTS_CMD_EXPORT))
-#define CMDS_REPORTING	(CMD(PTS_CMD_TOP) | CMD(PTS_CMD_STAT) | \
-			 CMD(PTS_CMD_SNOOP) | CMD(PTS_CMD_PROBE) | \
-			 CMD(PTS_CMD_DIFF) | CMD(PTS_CMD_MAPS) | \
-			 CMD(PTS_CMD_SCHEMA))
-#define PTS_XSTR(x)	#x
-#define PTS_STR(x)	PTS_XSTR(x)
-
-/* long options without a letter */
-#define OPT_FIRST_LONG	256
-#define OPT_MODE	(OPT_FIRST_LONG + 0)
-#define OPT_LISTEN	(OPT_FIRST_LONG + 1)
-#define OPT_METRIC	(OPT_FIRST_LONG + 2)
-#define OPT_BPF_STATS	(OPT_FIRST_LONG + 3)
-#define OPT_CGROUP	(OPT_FIRST_LONG + 4)
-#define OPT_CGROUP_LABELS	(OPT_FIRST_LONG + 5)
-#define OPT_REPEAT	(OPT_FIRST_LONG + 6)
-#define OPT_ALL		(OPT_FIRST_LONG + 7)
-#define OPT_FAIL_ON_CHANGE	(OPT_FIRST_LONG + 8)
-#define OPT_MIN_EFFECT	(OPT_FIRST_LONG + 9)
-#define OPT_ALPHA	(OPT_FIRST_LONG + 10)
-#define OPT_LIBBPF_DEBUG	(OPT_FIRST_LONG + 11)
-#define OPT_TIME	(OPT_FIRST_LONG + 12)
-#define OPT_KUBE_LOGS	(OPT_FIRST_LONG + 13)
-#define OPT_PARTS	(OPT_FIRST_LONG + 14)
-
-struct cmd_spec {
-	const char *name;
-	enum pts_command cmd;
-	const char *args;	/* what follows the name in --help */
-	const char *help;	/* NULL: not listed */
-	const char *usage;	/* its own --help: what follows "Usage: " */
-	const char *examples;	/* its own --help: lines of examples */
-};
-
-static const struct cmd_spec cmd_specs[] = {
-	{ "top", PTS_CMD_TOP, NULL,
-	  "live totals, per-process and per-cgroup tables (default)",
-	  "ptscope [top] [OPTIONS]",
-	  "  ptscope top -i 2 -c stress-ng-bighe  # live, refresh every 2 s\n"
-	  "  ptscope top --listen 127.0.0.1:9477  # and Prometheus at once\n"
-	  "  ptscope top --cgroup system.slice    # that cgroup and below\n" },
-	{ "stat", PTS_CMD_STAT, "[OPTS] -- CMD",
-	  "run CMD, trace it and its children, summarize at exit",
-	  "ptscope stat [OPTIONS] -- CMD [ARGS]\n"
-	  "       ptscope stat [OPTIONS] -p PID [-d S]",
-	  "  ptscope stat -- stress-ng --bigheap 1 -t 5\n"
-	  "  ptscope stat --repeat 5 --json -o base.json -- ./workload\n"
-	  "  ptscope stat -p 1234 -d 10           # it and its children, 10 s\n" },
-	{ "probe", PTS_CMD_PROBE, NULL,
-	  "what this kernel offers and which path each metric uses",
-	  "ptscope probe [OPTIONS]",
-	  "  ptscope probe                        # attach paths on this kernel\n"
-	  "  ptscope probe --mode fentry          # what fentry alone gives\n"
-	  "  ptscope probe --json -o probe.json\n" },
-	{ "snoop", PTS_CMD_SNOOP, NULL,
-	  "one line per event (each mremap, each hugepage fault)",
-	  "ptscope snoop [OPTIONS]",
-	  "  ptscope snoop -p 1234                # its mremaps and faults\n"
-	  "  ptscope snoop --json -d 5 -o events.json\n" },
-	{ "export", PTS_CMD_EXPORT, NULL,
-	  "serve Prometheus metrics (default " PTS_DEFAULT_LISTEN ")",
-	  "ptscope export [OPTIONS]",
-	  "  ptscope export                       # /metrics on "
-	  PTS_DEFAULT_LISTEN "\n"
-	  "  ptscope export --listen 0.0.0.0:9477 --cgroup-labels 10\n" },
-	{ "diff", PTS_CMD_DIFF, "BASE NEW",
-	  "compare two 'stat --json' recordings",
-	  "ptscope diff [OPTIONS] BASE.json NEW.json",
-	  "  ptscope diff base.json new.json\n"
-	  "  ptscope diff --fail-on-change --min-effect 5 base.json new.json\n"
-	  "  ptscope diff --all --json base.json new.json\n" },
-	{ "maps", PTS_CMD_MAPS, "-p PID|-c COMM",
-	  "what is mapped now per folio size: PMD-mapped, PTE-mapped large "
-	  "(aligned, unaligned, partial), small",
-	  "ptscope maps [OPTIONS] -p PID|-c COMM",
-	  "  ptscope maps -p 1234                 # its folios by size\n"
-	  "  ptscope maps -c java -i 2            # refresh every 2 s\n" },
-	{ "schema", PTS_CMD_SCHEMA, NULL,
-	  "the Prometheus families export can serve, as JSON: type, help, "
-	  "labels, the metric owning each and the attach paths giving it",
-	  "ptscope schema [OPTIONS]",
-	  "  ptscope schema                       # JSON on stdout\n"
-	  "  ptscope schema -o schema.json\n" },
-	{ "help", PTS_CMD_HELP, NULL, NULL, NULL, NULL },
-};
-
-static const char *const sort_keys[] = {
-	[PTS_SORT_ACTIVITY] = "activity",
-	[PTS_SORT_MREMAP] = "mremap",
-	[PTS_SORT_FAULTS] = "faults",
-	[PTS_SORT_LATENCY] = "latency",
-	[PTS_SORT_PID] = "pid",
-};
-
-const char *options_sort_name(enum pts_sort key)
-{
-	return key < ARRAY_SIZE(sort_keys) ? sort_keys[key] : "?";
-}
-
-#define MAX_CHOICES	16
-
-/* the words an option's value can be: fills @words, returns how many */
-typedef int (*choices_fn)(const char **words);
-
-static int sort_choices(const char **words)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(sort_keys); i++)
-		words[i] = sort_keys[i];
-	return ARRAY_SIZE(sort_keys);
-}
-
-static int time_choices(const char **words)
-{
-	words[0] = "rel";
-	words[1] = "wall";
-	return 2;
-}
-
-static int mode_choices(const char **words)
-{
-	int i;
-
-	words[0] = "auto";
-	for (i = 0; i < PTS_PATH_KINDS; i++)
-		words[i + 1] = path_kind_name(i);
-	return PTS_PATH_KINDS + 1;
-}
-
-/* export --parts: the words for PTS_PART_*, in bit order */
-static const char *const part_names[] = {
-	"counts", "hists", "proc-rows", "cgroup-rows", "pte-marker",
-};
-_Static_assert((1U << ARRAY_SIZE(part_names)) - 1 == PTS_PARTS_ALL,
-	       "a word for each PTS_PART_*");
-
-static int part_choices(const char **words)
-{
-	size_t i;
-
-	words[0] = "none";
-	for (i = 0; i < ARRAY_SIZE(part_names); i++)
-		words[i + 1] = part_names[i];
-	return ARRAY_SIZE(part_names) + 1;
-}
-
-static int metric_choices(const char **words)
-{
-	int i, n = 0;
-
-	for (i = 0; i < pts_catalog_len && n < MAX_CHOICES; i++)
-		if (pts_catalog[i].opt_in)
-			words[n++] = pts_catalog[i].name;
-	return n;
-}
-
-struct opt_spec {
-	const char *name;	/* --name */
-	int val;		/* -letter, or an OPT_* for a long one only */
-	const char *arg;	/* its value's name in --help; NULL: no value */
-	unsigned int cmds;	/* CMD() of the commands it is for; 0: any */
-	const char *refuse;	/* non-NULL: other commands refuse it so */
-	const char *help;
-	choices_fn choices;	/* the values, after @help and in errors */
-	const char *dflt;	/* "(default ...)" after that */
-};
-
-static const struct opt_spec opt_specs[] = {
-	{ .name = "pid", .val = 'p', .arg = "PID",
-	  .cmds = CMDS_TRACING | CMD(PTS_CMD_MAPS),
-	  .help = "only this process (tgid); stat: trace it and its "
-		  "children (those it has and those it forks) instead of "
-		  "running a command" },
-	{ .name = "comm", .val = 'c', .arg = "COMM",
-	  .cmds = CMDS_TRACING | CMD(PTS_CMD_MAPS),
-	  .help = "only tasks with this command name, as the kernel keeps it "
-		  "(its first 15 characters)" },
-	{ .name = "cgroup", .val = OPT_CGROUP, .arg = "PATH",
-	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_STAT) | CMD(PTS_CMD_SNOOP) |
-		  CMD(PTS_CMD_EXPORT),
-	  .help = "only tasks in this cgroup v2 and the cgroups below it: its "
-		  "directory, or its path under the cgroup2 mount (as "
-		  "/proc/PID/cgroup writes it)" },
-	{ .name = "interval", .val = 'i', .arg = "S",
-	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_MAPS),
-	  .help = "refresh interval in seconds, at least "
-		  PTS_STR(PTS_MIN_INTERVAL_S) "; maps reports once without it",
-	  .dflt = PTS_STR(PTS_DEFAULT_INTERVAL_S) },
-	{ .name = "duration", .val = 'd', .arg = "S",
-	  .cmds = CMDS_TRACING | CMD(PTS_CMD_MAPS),
-	  .help = "stop after S seconds; stat: only with -p", .dflt = "until "
-		  "Ctrl-C" },
-	{ .name = "rows", .val = 'r', .arg = "N", .cmds = CMD(PTS_CMD_TOP),
-	  .help = "rows of each table (processes, cgroups)",
-	  .dflt = PTS_STR(PTS_DEFAULT_ROWS) },
-	{ .name = "sort", .val = 's', .arg = "KEY", .cmds = CMD(PTS_CMD_TOP),
-	  .help = "sort both tables (cgroups by path for pid) by",
-	  .choices = sort_choices, .dflt = "activity" },
-	{ .name = "repeat", .val = OPT_REPEAT, .arg = "N",
-	  .cmds = CMD(PTS_CMD_STAT),
-	  .refuse = "--repeat applies to stat only",
-	  .help = "run CMD N times under one attach (with -p: N windows of "
-		  "-d seconds), mean and stddev per metric; at most "
-		  PTS_STR(PTS_MAX_REPEAT),
-	  .dflt = PTS_STR(PTS_DEFAULT_REPEAT) },
-	{ .name = "all", .val = OPT_ALL, .cmds = CMD(PTS_CMD_DIFF),
-	  .refuse = "--all applies to diff only",
-	  .help = "show every row, not only the changed ones" },
-	{ .name = "fail-on-change", .val = OPT_FAIL_ON_CHANGE,
-	  .cmds = CMD(PTS_CMD_DIFF),
-	  .refuse = "--fail-on-change applies to diff only",
-	  .help = "exit 1 when a row changed (for CI)" },
-	{ .name = "min-effect", .val = OPT_MIN_EFFECT, .arg = "PCT",
-	  .cmds = CMD(PTS_CMD_DIFF),
-	  .refuse = "--min-effect applies to diff only",
-	  .help = "smallest change in percent that counts, 0 to 1000: for "
-		  "a time its whole 95% interval, for an exact count its "
-		  "change",
-	  .dflt = PTS_STR(PTS_DEFAULT_MIN_EFFECT) },
-	{ .name = "alpha", .val = OPT_ALPHA, .arg = "A",
-	  .cmds = CMD(PTS_CMD_DIFF),
-	  .refuse = "--alpha applies to diff only",
-	  .help = "significance level of the test, between 0 and 1",
-	  .dflt = PTS_STR(PTS_DEFAULT_ALPHA) },
-	{ .name = "time", .val = OPT_TIME, .arg = "WHEN",
-	  .cmds = CMD(PTS_CMD_SNOOP),
-	  .refuse = "--time applies to snoop only",
-	  .help = "the TIME column: seconds since tracing began (rel) or "
-		  "the local time of day with microseconds (wall):",
-	  .choices = time_choices, .dflt = "rel" },
-	{ .name = "json", .val = 'j', .cmds = CMDS_REPORTING,
-	  .help = "JSON output" },
-	{ .name = "output", .val = 'o', .arg = "FILE", .cmds = CMDS_REPORTING,
-	  .help = "write the report to FILE, not to stdout (stat: not to "
-		  "stderr; a FILE ending in .json means --json); a FILE that "
-		  "cannot be written stops ptscope before it runs anything" },
-	{ .name = "mode", .val = OPT_MODE, .arg = "MODE",
-	  .cmds = CMDS_TRACING | CMD(PTS_CMD_PROBE),
-	  .help = "attach paths to use:", .choices = mode_choices,
-	  .dflt = "auto" },
-	{ .name = "listen", .val = OPT_LISTEN, .arg = "A:P",
-	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_EXPORT),
-	  .refuse = "--listen applies to export and top only (top --listen "
-		    "also serves /metrics)",
-	  .help = "serve /metrics on this address and port; top only when "
-		  "given, off the same maps",
-	  .dflt = PTS_DEFAULT_LISTEN },
-	/*
-	 * BPF_STATS_RUN_TIME times every BPF program on the box, not only
-	 * ours (bpf_prog_run() reads sched_clock() twice per run while the
-	 * static key bpf_stats_enabled_key is on, kernel/bpf/syscall.c).
-	 */
-	{ .name = "bpf-stats", .val = OPT_BPF_STATS,
-	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_EXPORT),
-	  .refuse = "--bpf-stats applies to export and top --listen",
-	  .help = "serve each ptscope BPF program's run time and runs; turns "
-		  "on the kernel's run-time statistics, which time every BPF "
-		  "program on the box" },
-	{ .name = "cgroup-labels", .val = OPT_CGROUP_LABELS, .arg = "N",
-	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_EXPORT),
-	  .refuse = "--cgroup-labels applies to export and top --listen",
-	  .help = "also serve the mremap, level and fault counters per cgroup "
-		  "(ptscope_cgroup_*) for the N busiest cgroups, the others "
-		  "summed as cgroup=\"other\"; 0: no cgroup label",
-	  .dflt = PTS_STR(PTS_DEFAULT_CGROUP_LABELS) },
-	{ .name = "parts", .val = OPT_PARTS, .arg = "LIST",
-	  .cmds = CMD(PTS_CMD_EXPORT),
-	  .refuse = "--parts applies to export only (it is for measuring "
-		    "what each part costs)",
-	  .help = "keep only these parts of the BPF programs' work, comma "
-		  "separated, to measure what each costs (make "
-		  "bench-overhead); what a left-out part counts is not "
-		  "served:",
-	  .choices = part_choices },
-	{ .name = "kube-logs", .val = OPT_KUBE_LOGS, .arg = "DIR",
-	  .cmds = CMD(PTS_CMD_TOP) | CMD(PTS_CMD_STAT) | CMD(PTS_CMD_EXPORT),
-	  .refuse = "--kube-logs applies to top, stat and export",
-	  .help = "the kubelet's log directories, DIR/pods and DIR/containers, "
-		  "which name the namespace, pod and container of a pod's "
-		  "cgroup", .dflt = "/var/log" },
-	{ .name = "metric", .val = OPT_METRIC, .arg = "NAME",
-	  .cmds = CMDS_TRACING | CMD(PTS_CMD_PROBE),
-	  .help = "also attach an opt-in metric, off by default for its cost:",
-	  .choices = metric_choices },
-	{ .name = "verbose", .val = 'v',
-	  .help = "say what the kernel refused, one line per program" },
-	{ .name = "libbpf-debug", .val = OPT_LIBBPF_DEBUG,
-	  .help = "libbpf's own debug log on stderr (thousands of lines: "
-		  "BTF, relocations, verifier)" },
-	{ .name = "help", .val = 'h', .help = "this text" },
-	{ .name = "version", .val = 'V', .help = "version" },
-};
-
-static const char examples[] =
-"Examples:\n"
-"  ptscope probe                       # attach paths on this kernel\n"
-"  ptscope stat -- stress-ng --bigheap 1 -t 5\n"
-"  ptscope top -i 2 -c stress-ng-bighe # live, refresh every 2 s\n"
-"  ptscope top --listen 127.0.0.1:9477 # live view and Prometheus at once\n"
-"  ptscope top --cgroup system.slice   # only tasks in that cgroup and below\n"
-"  ptscope stat --json -o run.json -- ./workload\n"
-"  ptscope maps -p 1234                # its folios by size, PMD or PTE mapped\n";
-
-/* @words joined by @sep, the last two by @last: "a, b or c" */
-static void join(char *buf, size_t len, const char **words, int n,
-		 const char *sep, const char *last)
-{
-	size_t used = 0;
-	int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s",
-				 !i ? "" : i == n - 1 ? last : sep, words[i]);
-}
-
-#define HELP_COL	21	/* where the help text of an entry starts */
-#define HELP_WIDTH	79
-
-/* "  NAME   text tail": @text word-wrapped below itself, @tail unbroken */
-static void print_entry(FILE *out, const char *name, const char *text,
-			const char *tail)
-{
-	int col;
-
-	col = fprintf(out, "  %s", name);
-	if (col > HELP_COL - 2) {	/* two spaces at least before the text */
-		fputc('\n', out);
-		col = 0;
-	}
-	fprintf(out, "%*s", HELP_COL - col, "");
-	col = fmt_wrap(out, HELP_COL, HELP_COL, HELP_WIDTH, text);
-	if (tail && *tail)
-		fmt_wrap_word(out, col, HELP_COL, HELP_WIDTH, tail, strlen(tail));
-	fputc('\n', out);
-}
-
-/* "top, snoop, export": the listed commands among @cmds */
-static void cmd_names(char *buf, size_t len, unsigned int cmds)
-{
-	const char *words[ARRAY_SIZE(cmd_specs)];
-	size_t i;
-	int n = 0;
-
-	for (i = 0; i < ARRAY_SIZE(cmd_specs); i++)
-		if (cmd_specs[i].help && (cmds & CMD(cmd_specs[i].cmd)))
-			words[n++] = cmd_specs[i].name;
-	join(buf, len, words, n, ", ", ", ");
-}
-
-/* @o's --help entry; @with_cmds: led by the commands it is for */
-static void print_option(FILE *out, const struct opt_spec *o, bool with_cmds)
-{
-	const char *words[MAX_CHOICES];
-	char name[64], text[512], list[256], dflt[64] = "";
-	size_t used;
-
-	if (o->val < OPT_FIRST_LONG)
-		used = snprintf(name, sizeof(name), "-%c, --%s", o->val, o->name);
-	else
-		used = snprintf(name, sizeof(name), "    --%s", o->name);
-	if (o->arg && used < sizeof(name))
-		snprintf(name + used, sizeof(name) - used, " %s", o->arg);
-	list[0] = '\0';
-	with_cmds = with_cmds && o->cmds;
-	if (with_cmds)
-		cmd_names(list, sizeof(list), o->cmds);
-	used = snprintf(text, sizeof(text), "%s%s%s", list, with_cmds ? ": " : "",
-			o->help);
-	if (o->choices && used < sizeof(text)) {
-		join(list, sizeof(list), words, o->choices(words), "|", "|");
-		used += snprintf(text + used, sizeof(text) - used, " %s", list);
-	}
-	if (o->dflt)
-		snprintf(dflt, sizeof(dflt), "(default %s)", o->dflt);
-	print_entry(out, name, text, dflt);
-}
-
-void options_usage(FILE *out)
-{
-	char name[64];
-	size_t i;
-
-	fputs("Usage: ptscope [COMMAND] [OPTIONS]\n"
-	      "Trace mremap page-table moves and hugepage faults with eBPF.\n"
-	      "\nCommands:\n", out);
-	for (i = 0; i < ARRAY_SIZE(cmd_specs); i++) {
-		if (!cmd_specs[i].help)
-			continue;
-		snprintf(name, sizeof(name), "%s%s%s", cmd_specs[i].name,
-			 cmd_specs[i].args ? " " : "",
-			 cmd_specs[i].args ? cmd_specs[i].args : "");
-		print_entry(out, name, cmd_specs[i].help, NULL);
-	}
-	fputs("\nOptions:\n", out);
-	for (i = 0; i < ARRAY_SIZE(opt_specs); i++)
-		print_option(out, &opt_specs[i], true);
-	fprintf(out, "\n%s\n'ptscope COMMAND --help' shows a command's own "
-		"options.\n", examples);
-}
-
-static const struct cmd_spec *cmd_spec_of(enum pts_command cmd)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(cmd_specs); i++)
-		if (cmd_specs[i].cmd == cmd)
-			return &cmd_specs[i];
-	return NULL;
-}
-
-void options_command_usage(FILE *out, enum pts_command cmd)
-{
-	const struct cmd_spec *c = cmd_spec_of(cmd);
-	size_t i;
-
-	if (!c || !c->usage) {
-		options_usage(out);
-		return;
-	}
-	fprintf(out, "Usage: %s\n", c->usage);
-	fmt_wrap(out, 0, 0, HELP_WIDTH, c->help);
-	fputs(".\n\nOptions:\n", out);
-	for (i = 0; i < ARRAY_SIZE(opt_specs); i++)
-		if (!opt_specs[i].cmds || (opt_specs[i].cmds & CMD(cmd)))
-			print_option(out, &opt_specs[i], false);
-	fprintf(out, "\nExamples:\n%s", c->examples);
-}
-
-void options_notes(const struct pts_options *opts, FILE *out)
-{
-	if (opts->comm_given)
-		fprintf(out, "ptscope: note: -c %s matches the kernel's "
-			"15-character comm '%s'\n", opts->comm_given,
-			opts->comm);
-}
-
-/* a finite number in @arg (all of it) */
 static int parse_number(const char *arg, double *out)
 {
 	char *end;
@@ -517,13 +72,13 @@ static int parse_command(const char *word, enum pts_command *cmd,
 	char names[128];
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(cmd_specs); i++) {
+	for (i = 0; i < NR_CMD_SPECS; i++) {
 		if (!strcmp(word, cmd_specs[i].name)) {
 			*cmd = cmd_specs[i].cmd;
 			return 0;
 		}
 	}
-	cmd_names(names, sizeof(names), ~0u);
+	options_cmd_names(names, sizeof(names), ~0u);
 	snprintf(err, errlen, "unknown command '%s' (commands: %s)", word,
 		 names);
 	return 2;
@@ -546,8 +101,8 @@ static void defaults(struct pts_options *opts)
 
 /* getopt_long()'s view of opt_specs[]: "+p:c:..." and struct option */
 struct getopt_tables {
-	char short_opts[2 * ARRAY_SIZE(opt_specs) + 2];
-	struct option long_opts[ARRAY_SIZE(opt_specs) + 1];
+	char short_opts[2 * NR_OPT_SPECS + 2];
+	struct option long_opts[NR_OPT_SPECS + 1];
 };
 
 static struct getopt_tables getopt_tables;
@@ -559,7 +114,7 @@ static void build_getopt(struct getopt_tables *t)
 
 	memset(t, 0, sizeof(*t));
 	t->short_opts[n++] = '+';	/* stop at the first non-option */
-	for (i = 0; i < ARRAY_SIZE(opt_specs); i++) {
+	for (i = 0; i < NR_OPT_SPECS; i++) {
 		o = &opt_specs[i];
 		t->long_opts[i] = (struct option){
 			o->name, o->arg ? required_argument : no_argument,
@@ -577,7 +132,7 @@ static const struct opt_spec *opt_spec_of(int val)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(opt_specs); i++)
+	for (i = 0; i < NR_OPT_SPECS; i++)
 		if (opt_specs[i].val == val)
 			return &opt_specs[i];
 	return NULL;
@@ -597,7 +152,7 @@ static int bad_choice(int val, const char *opt, const char *arg,
 	const char *words[MAX_CHOICES];
 	char list[256], want[300];
 
-	join(list, sizeof(list), words, opt_spec_of(val)->choices(words),
+	options_join(list, sizeof(list), words, opt_spec_of(val)->choices(words),
 	     ", ", " or ");
 	snprintf(want, sizeof(want), "%s%s", what, list);
 	return bad_value(opt, arg, want, err, errlen);
@@ -621,7 +176,7 @@ static int parse_sort(const char *arg, enum pts_sort *sort)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(sort_keys); i++) {
+	for (i = 0; i < nr_sort_keys; i++) {
 		if (!strcmp(arg, sort_keys[i])) {
 			*sort = i;
 			return 0;
@@ -657,11 +212,11 @@ static int parse_parts(const char *arg, unsigned int *parts)
 	do {
 		len = strcspn(word, ",");
 		end = word + len;
-		for (i = 0; i < ARRAY_SIZE(part_names); i++)
+		for (i = 0; i < nr_part_names; i++)
 			if (strlen(part_names[i]) == len &&
 			    !strncmp(word, part_names[i], len))
 				break;
-		if (i == ARRAY_SIZE(part_names))
+		if (i == nr_part_names)
 			return -1;
 		*parts |= 1U << i;
 		word = end + 1;

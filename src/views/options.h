@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include <ptscope/ptscope.h>
+#include "render/report.h"	/* enum pts_sort */
 
 enum pts_command {
 	PTS_CMD_TOP = 0,
@@ -21,14 +22,6 @@ enum pts_command {
 	PTS_CMD_VERSION,
 };
 
-enum pts_sort {
-	PTS_SORT_ACTIVITY = 0,	/* mremap calls + hugepage faults */
-	PTS_SORT_MREMAP,
-	PTS_SORT_FAULTS,
-	PTS_SORT_LATENCY,	/* mean mremap latency */
-	PTS_SORT_PID,
-};
-#define PTS_NR_SORTS	(PTS_SORT_PID + 1)
 
 #define PTS_MAX_OPT_IN	4
 #define PTS_MIN_INTERVAL_S	0.01	/* -i */

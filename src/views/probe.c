@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include "engine/batch_check.h"
 #include "engine/catalog.h"
-#include "views/report.h"
+#include "render/report.h"
 #include "tracer/tracer.h"
 #include "views/start.h"
 #include "views/views.h"
@@ -11,7 +11,7 @@
 #define CAND_WHY_COL	22	/* where "-> reason" text starts */
 
 /* a candidate's reason: a number of the status list, else its text */
-static void candidate_why(FILE *out, const struct pts_report *rep,
+static void candidate_why(FILE *out, const struct pts_report_input *rep,
 			  const char *why)
 {
 	int nr = report_reason_number(rep, why);
@@ -24,7 +24,7 @@ static void candidate_why(FILE *out, const struct pts_report *rep,
 	fputc('\n', out);
 }
 
-static void candidates_text(FILE *out, const struct pts_report *rep,
+static void candidates_text(FILE *out, const struct pts_report_input *rep,
 			    const struct pts_choice *ch)
 {
 	const struct pts_candidate *c;

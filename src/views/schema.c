@@ -14,7 +14,7 @@
 #include "data/schema.h"
 #include "engine/catalog.h"
 #include "export/prom.h"
-#include "views/report.h"
+#include "render/report.h"
 #include "views/views.h"
 
 static const char *cand_status(const struct pts_candidate *c)

@@ -17,7 +17,7 @@
 #include <bpf/libbpf.h>
 #include "data/collector.h"
 #include "data/format.h"
-#include "views/report.h"
+#include "render/report.h"
 #include "tracer/tracer.h"
 #include "views/signals.h"
 #include "views/start.h"
@@ -313,23 +313,23 @@ static int round_end(struct snoop_ctx *sc)
 	return err;
 }
 
-static void header(struct snoop_ctx *sc, struct pts_tracer *s)
+static void header(struct snoop_ctx *sc, struct pts_tracer *t)
 {
 	if (sc->json)
 		return;
-	report_metric_line(stderr, &s->rep);
+	report_metric_line(stderr, &t->rep);
 	fprintf(sc->out, "%-15s %-16s %7s %9s  %s\n",
 		sc->time_wall ? "TIME" : "TIME(s)", "COMM", "PID", "LAT",
 		"EVENT");
 }
 
 /* the drop summary, and what became of the output; the exit code */
-static int summary(struct snoop_ctx *sc, struct pts_tracer *s,
+static int summary(struct snoop_ctx *sc, struct pts_tracer *t,
 		   const char *path, int werr)
 {
 	struct pts_snapshot snap;
 
-	if (!tracer_read_totals(s, &snap)) {
+	if (!tracer_read_totals(t, &snap)) {
 		fprintf(stderr, "ptscope: %llu events, %llu dropped (ring buffer full)\n",
 			(unsigned long long)sc->events,
 			(unsigned long long)snap.counters.v[PTS_C_DROP_RINGBUF]);
@@ -385,15 +385,15 @@ int view_snoop(const struct pts_options *opts)
 		.time_wall = opts->time_wall,
 	};
 	struct ring_buffer *rb = NULL;
-	struct pts_tracer s;
+	struct pts_tracer t;
 	FILE *file = NULL;
 	int ret, werr = 0;
 
-	ret = view_tracer_start(&s, opts, false);
+	ret = view_tracer_start(&t, opts, false);
 	if (ret)
 		return ret;
 	sc.start_ns = clock_ns(CLOCK_MONOTONIC);	/* attached: tracing */
-	sc.page_size = s.rep.page_size;
+	sc.page_size = t.rep.page_size;
 	if (opts->output) {
 		file = report_open(opts->output);
 		if (!file) {
@@ -402,7 +402,7 @@ int view_snoop(const struct pts_options *opts)
 		}
 		sc.fd = fileno(file);
 	}
-	rb = tracer_events(&s, handle_event, &sc);
+	rb = tracer_events(&t, handle_event, &sc);
 	if (!rb) {
 		fprintf(stderr, "ptscope: cannot open the event ring buffer: %s\n",
 			strerror(errno));
@@ -411,7 +411,7 @@ int view_snoop(const struct pts_options *opts)
 	}
 	werr = round_begin(&sc);
 	if (!werr) {
-		header(&sc, &s);
+		header(&sc, &t);
 		werr = round_end(&sc);
 	}
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop\n");
@@ -419,12 +419,12 @@ int view_snoop(const struct pts_options *opts)
 		sc.deadline = mono_seconds() + opts->duration_s;
 	if (!werr)
 		ret = poll_loop(&sc, rb, &werr);
-	if (summary(&sc, &s, opts->output, werr))
+	if (summary(&sc, &t, opts->output, werr))
 		ret = 1;
 cleanup:
 	ring_buffer__free(rb);
 	if (file && report_close(file, opts->output))
 		ret = 1;
-	tracer_stop(&s);
+	tracer_stop(&t);
 	return ret;
 }

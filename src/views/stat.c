@@ -81,19 +81,19 @@ static void pid_name(char *buf, size_t len, pid_t pid)
  * from now on by the BPF fork hook, those it has already from /proc,
  * read after the hook follows PID so that none falls in between
  */
-static int stat_follow_pid(struct pts_tracer *s, pid_t pid)
+static int stat_follow_pid(struct pts_tracer *t, pid_t pid)
 {
 	pid_t *pids;
 	size_t nr, i;
 	int err;
 
-	err = tracer_trace_pid(s, pid);
+	err = tracer_trace_pid(t, pid);
 	if (!err)
 		err = proc_find_descendants(PROC_ROOT, pid, &pids, &nr);
 	if (err)
 		goto fail;
 	for (i = 0; !err && i < nr; i++)
-		err = tracer_trace_pid(s, pids[i]);
+		err = tracer_trace_pid(t, pids[i]);
 	free(pids);
 	if (!err)
 		return 0;
@@ -137,13 +137,13 @@ static void keep_run_procs(struct pts_snapshot *delta,
  * The counters since the previous run into @run, and @prev moved on to
  * now.  0, or 1 after saying what failed.
  */
-static int stat_read_run(struct pts_tracer *s, struct pts_snapshot *prev,
+static int stat_read_run(struct pts_tracer *t, struct pts_snapshot *prev,
 			 struct stat_run *run)
 {
 	struct pts_snapshot now;
 	int err;
 
-	err = tracer_read(s, &now);
+	err = tracer_read(t, &now);
 	if (!err)
 		err = snapshot_delta(&now, prev, &run->delta);
 	if (err) {
@@ -159,7 +159,7 @@ static int stat_read_run(struct pts_tracer *s, struct pts_snapshot *prev,
 }
 
 /* one run of the command, traced from its exec; 0 or 1 */
-static int stat_run_cmd(struct pts_tracer *s, const struct pts_options *opts,
+static int stat_run_cmd(struct pts_tracer *t, const struct pts_options *opts,
 			struct pts_snapshot *prev, struct stat_run *run)
 {
 	struct pts_child child = { .go_fd = -1 };
@@ -173,7 +173,7 @@ static int stat_run_cmd(struct pts_tracer *s, const struct pts_options *opts,
 			strerror(-err));
 		return 1;
 	}
-	err = tracer_trace_pid(s, child.pid);
+	err = tracer_trace_pid(t, child.pid);
 	if (err) {
 		fprintf(stderr, "ptscope: cannot trace pid %d: %s\n", child.pid,
 			strerror(-err));
@@ -194,7 +194,7 @@ static int stat_run_cmd(struct pts_tracer *s, const struct pts_options *opts,
 	kcounters_read(&after);
 	kcounters_delta(&after, &before, &run->kc);
 	run->reference[1] = reference_seconds();
-	return stat_read_run(s, prev, run);
+	return stat_read_run(t, prev, run);
 }
 
 static bool process_alive(pid_t pid)
@@ -230,7 +230,7 @@ static void sleep_until(double deadline, pid_t pid)
 }
 
 /* one window of -p PID (-d S; without -d until Ctrl-C); 0 or 1 */
-static int stat_run_window(struct pts_tracer *s, const struct pts_options *opts,
+static int stat_run_window(struct pts_tracer *t, const struct pts_options *opts,
 			   struct pts_snapshot *prev, struct stat_run *run)
 {
 	struct kcounters before, after;
@@ -244,7 +244,7 @@ static int stat_run_window(struct pts_tracer *s, const struct pts_options *opts,
 	kcounters_read(&after);
 	kcounters_delta(&after, &before, &run->kc);
 	run->reference[1] = reference_seconds();
-	return stat_read_run(s, prev, run);
+	return stat_read_run(t, prev, run);
 }
 
 /* every run (or window) of @st; a Ctrl-C ends them after the current one */
@@ -255,7 +255,7 @@ static int stat_runs(struct stat_state *st, const struct pts_options *opts)
 	int ret = 0;
 
 	snprintf(window, sizeof(window), "%g s", opts->duration_s);
-	if (tracer_read(&st->s, &prev)) {
+	if (tracer_read(&st->t, &prev)) {
 		fprintf(stderr, "ptscope: reading BPF maps failed: %s\n",
 			strerror(errno));
 		return 1;
@@ -269,9 +269,9 @@ static int stat_runs(struct stat_state *st, const struct pts_options *opts)
 		struct stat_run *run = &st->runs[st->nr_runs];
 
 		if (opts->cmd_argv)
-			ret = stat_run_cmd(&st->s, opts, &prev, run);
+			ret = stat_run_cmd(&st->t, opts, &prev, run);
 		else
-			ret = stat_run_window(&st->s, opts, &prev, run);
+			ret = stat_run_window(&st->t, opts, &prev, run);
 		if (ret)
 			break;
 		kcounters_add(&st->kc_total, &run->kc);
@@ -310,13 +310,13 @@ int view_stat(const struct pts_options *opts)
 		cmdline(st.cmd, sizeof(st.cmd), opts->cmd_argv);
 	else
 		pid_name(st.cmd, sizeof(st.cmd), opts->pid);
-	ret = view_tracer_start(&st.s, opts, true);
+	ret = view_tracer_start(&st.t, opts, true);
 	if (ret) {
 		free(st.runs);
 		return ret;
 	}
-	if (!opts->cmd_argv && stat_follow_pid(&st.s, opts->pid)) {
-		tracer_stop(&st.s);
+	if (!opts->cmd_argv && stat_follow_pid(&st.t, opts->pid)) {
+		tracer_stop(&st.t);
 		free(st.runs);
 		return 1;
 	}
@@ -330,7 +330,7 @@ int view_stat(const struct pts_options *opts)
 	}
 	status = stat_exit_status(&st);
 	stat_free(&st);
-	tracer_stop(&st.s);
+	tracer_stop(&st.t);
 	/* the report is written: exit as the command did, like time(1) */
 	return ret ? ret : status;
 }

@@ -14,10 +14,10 @@
 #include "data/recording.h"
 #include "data/reference.h"
 #include "data/stats.h"
-#include "views/kcounters_report.h"
-#include "views/report.h"
+#include "render/kcounters_report.h"
+#include "render/report.h"
 #include "views/stat_report.h"
-#include "views/values.h"
+#include "render/values.h"
 
 int stat_exit_status(const struct stat_state *st)
 {
@@ -63,7 +63,7 @@ static json_object *reference_json(void)
 	return obj;
 }
 
-static json_object *run_json(struct pts_tracer *s, const struct stat_run *run)
+static json_object *run_json(struct pts_tracer *t, const struct stat_run *run)
 {
 	json_object *obj = json_object_new_object();
 
@@ -71,7 +71,7 @@ static json_object *run_json(struct pts_tracer *s, const struct stat_run *run)
 	json_object_object_add(obj, "exit_status",
 			       json_object_new_int(run->exit_status));
 	json_object_object_add(obj, "counters",
-			       report_snapshot_json(&s->rep, &run->delta));
+			       report_snapshot_json(&t->rep, &run->delta));
 	json_object_object_add(obj, "kernel_counters", kcounters_json(&run->kc));
 	json_object_object_add(obj, "reference", reference_run_json(run));
 	return obj;
@@ -112,18 +112,18 @@ static json_object *recording_json(struct stat_state *st,
 	json_object_object_add(root, "ptscope_version",
 			       json_object_new_int(REC_FORMAT_VERSION));
 	json_object_object_add(root, "run", summary_json(st, opts));
-	json_object_object_add(root, "system", report_system_json(&st->s.rep));
+	json_object_object_add(root, "system", report_system_json(&st->t.rep));
 	json_object_object_add(root, "reference", reference_json());
-	json_object_object_add(root, "metrics", report_metrics_json(&st->s.rep));
+	json_object_object_add(root, "metrics", report_metrics_json(&st->t.rep));
 	json_object_object_add(root, "counters",
-			       report_snapshot_json(&st->s.rep, &st->totals));
+			       report_snapshot_json(&st->t.rep, &st->totals));
 	json_object_object_add(root, "kernel_counters",
 			       kcounters_json(&st->kc_total));
 	json_object_object_add(root, "self_check",
-			       report_selfcheck_json(&st->s.rep, &st->totals,
+			       report_selfcheck_json(&st->t.rep, &st->totals,
 						     &st->kc_total));
 	for (i = 0; i < st->nr_runs; i++)
-		json_object_array_add(runs, run_json(&st->s, &st->runs[i]));
+		json_object_array_add(runs, run_json(&st->t, &st->runs[i]));
 	json_object_object_add(root, "runs", runs);
 	return root;
 }
@@ -239,21 +239,21 @@ static void stat_title(FILE *out, struct stat_state *st,
 	else
 		fprintf(out, ", %zu %ss, exit %d, %.3f s in all", st->nr_runs,
 			unit, stat_exit_status(st), total_seconds(st));
-	fprintf(out, " (kernel %s)\n", st->s.kf.release);
+	fprintf(out, " (kernel %s)\n", st->t.kf.release);
 }
 
 static void stat_text(FILE *out, struct stat_state *st, json_object *root,
 		      const struct pts_options *opts)
 {
-	struct pts_tracer *s = &st->s;
+	struct pts_tracer *t = &st->t;
 
 	stat_title(out, st, opts);
-	report_metric_status(out, &s->rep);
-	report_snapshot_text(out, &s->rep, &st->totals, true);
+	report_metric_status(out, &t->rep);
+	report_snapshot_text(out, &t->rep, &st->totals, true);
 	kcounters_text(out, &st->kc_total);
-	report_selfcheck_text(out, &s->rep, &st->totals, &st->kc_total);
+	report_selfcheck_text(out, &t->rep, &st->totals, &st->kc_total);
 	procs_text(out, &st->totals);
-	report_cgroups_text(out, &s->rep, &st->totals, (int)st->totals.nr_cgroups,
+	report_cgroups_text(out, &t->rep, &st->totals, (int)st->totals.nr_cgroups,
 			    false, 0);
 	if (st->nr_runs > 1 &&
 	    runs_text(out, root, st->nr_runs,

@@ -20,7 +20,7 @@ struct stat_run {
 };
 
 struct stat_state {
-	struct pts_tracer s;
+	struct pts_tracer t;
 	char cmd[512];			/* the command line, or "pid N (comm)" */
 	struct stat_run *runs;
 	size_t nr_runs, want_runs;

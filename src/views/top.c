@@ -19,7 +19,7 @@
 #include "data/hist.h"
 #include "data/schema.h"
 #include "data/selfcheck.h"
-#include "views/report.h"
+#include "render/report.h"
 #include "tracer/tracer.h"
 #include "views/signals.h"
 #include "views/term.h"
@@ -28,37 +28,6 @@
 
 static enum pts_sort sort_key;
 static const struct pts_options *top_opts;
-
-static __u64 sort_value(const struct pts_proc_entry *e)
-{
-	const struct pts_proc *p = &e->stats;
-	__u64 calls = proc_total_mremap(p);
-
-	switch (sort_key) {
-	case PTS_SORT_MREMAP:
-		return calls;
-	case PTS_SORT_FAULTS:
-		return proc_total_faults(p);
-	case PTS_SORT_LATENCY:
-		return calls ? p->mremap_ns / calls : 0;
-	case PTS_SORT_PID:
-		return 0;
-	case PTS_SORT_ACTIVITY:
-		break;
-	}
-	return calls + proc_total_faults(p);
-}
-
-/* largest first, then by pid */
-static int cmp_procs(const void *a, const void *b)
-{
-	const struct pts_proc_entry *pa = a, *pb = b;
-	__u64 na = sort_value(pa), nb = sort_value(pb);
-
-	if (na != nb)
-		return na < nb ? 1 : -1;
-	return (int)pa->tgid - (int)pb->tgid;
-}
 
 /* one character per log2 slot: " .:-=+*#%@" scaled to the fullest */
 static void hist_line(FILE *out, const char *title, const struct pts_hist *h)
@@ -96,7 +65,7 @@ static __u64 section_total(const char *section, const struct pts_snapshot *s)
 
 /* one frame: its data, and how it is drawn */
 struct top_frame {
-	struct pts_tracer *s;
+	struct pts_tracer *t;
 	struct pts_snapshot *d;
 	bool taxed;		/* on syscall tracepoints, and on a terminal */
 	int rows;		/* process and cgroup rows at most */
@@ -141,10 +110,10 @@ static void metric_line(FILE *out, const struct top_frame *f)
 	FILE *mem = open_memstream(&text, &len);
 
 	if (!mem) {
-		report_metric_line(out, &f->s->rep);
+		report_metric_line(out, &f->t->rep);
 		return;
 	}
-	report_metric_line(mem, &f->s->rep);
+	report_metric_line(mem, &f->t->rep);
 	fclose(mem);
 	print_wrapped(out, text, f->width);
 	free(text);
@@ -157,7 +126,7 @@ static void top_header(FILE *out, const struct top_frame *f)
 
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
 	fprintf(out, "ptscope top - %s  kernel %s  sort %s  h: keys\n", stamp,
-		f->s->kf.release, options_sort_name(sort_key));
+		f->t->kf.release, options_sort_name(sort_key));
 	if (f->partial)
 		fprintf(out, "last frame: %s of the %s interval, -d ended the "
 			"run\n", fmt_secs(secs, sizeof(secs), f->span),
@@ -224,7 +193,7 @@ static void top_totals(FILE *out, const struct top_frame *f)
 	const struct pts_field *alloc = schema_find("hugepage_faults", "alloc");
 	const struct pts_field *fallback = schema_find("hugepage_faults",
 						       "fallback");
-	uint64_t page_size = f->s->rep.page_size;
+	uint64_t page_size = f->t->rep.page_size;
 	unsigned int small = schema_order_64k(page_size);
 	unsigned int pmd = schema_order_pmd(page_size);
 	double secs = d->mono_s > 0 ? d->mono_s : 1;
@@ -248,176 +217,6 @@ static void top_totals(FILE *out, const struct top_frame *f)
 		(unsigned long long)section_total("drops", d));
 }
 
-void top_sort(struct pts_snapshot *d, enum pts_sort key)
-{
-	sort_key = key;
-	/* qsort(NULL, 0, ...) is undefined: an empty frame has no procs */
-	if (d->nr_procs)
-		qsort(d->procs, d->nr_procs, sizeof(*d->procs), cmp_procs);
-}
-
-enum top_col {
-	COL_PID, COL_COMM, COL_MREMAP, COL_PUD, COL_PMD, COL_PTE, COL_INPLACE,
-	COL_LAT, COL_F64K, COL_FPMD, COL_FALLBACK, NR_COLS,
-};
-
-/*
- * The process table's columns.  On a narrow terminal the lowest @keep
- * goes first: fallbacks, PUD-class calls, the two fault sizes, the mean
- * latency, PTE, PMD, in-place resizes (most of a realloc loop's calls),
- * then all calls; PID and COMM always stay.  The others keep their
- * order, so a row never wraps.
- */
-static const struct top_col_spec {
-	const char *head;	/* NULL: the fault columns name their size */
-	int width;		/* negative: left-aligned */
-	int keep;
-} top_cols[NR_COLS] = {
-	[COL_PID] = { "PID", 7, REPORT_KEEP_ALWAYS },
-	[COL_COMM] = { "COMM", -16, REPORT_KEEP_ALWAYS },
-	[COL_MREMAP] = { "MREMAP", 7, 9 },
-	[COL_PUD] = { "PUD", 5, 2 },
-	[COL_PMD] = { "PMD", 5, 7 },
-	[COL_PTE] = { "PTE", 6, 6 },
-	[COL_INPLACE] = { "INPLACE", 8, 8 },
-	[COL_LAT] = { "MEAN-LAT", 9, 5 },
-	[COL_F64K] = { NULL, 7, 4 },
-	[COL_FPMD] = { NULL, 7, 3 },
-	[COL_FALLBACK] = { "F-FALLBK", 8, 1 },
-};
-
-/* which columns fit in @width; returns how many were dropped */
-static int fit_columns(int width, bool shown[NR_COLS])
-{
-	int widths[NR_COLS], keep[NR_COLS], c;
-
-	for (c = 0; c < NR_COLS; c++) {
-		shown[c] = true;
-		widths[c] = top_cols[c].width;
-		keep[c] = top_cols[c].keep;
-	}
-	return report_fit_columns(NR_COLS, widths, keep, shown, width);
-}
-
-static const char *col_head(char *buf, size_t len, enum top_col col,
-			    uint64_t page_size)
-{
-	char size[16];
-	unsigned int order = col == COL_F64K ? schema_order_64k(page_size) :
-			     schema_order_pmd(page_size);
-
-	if (top_cols[col].head)
-		return top_cols[col].head;
-	snprintf(buf, len, "F-%s", fmt_order_size(size, sizeof(size), order,
-						  page_size));
-	return buf;
-}
-
-static __u64 proc_fallbacks(const struct pts_proc *p)
-{
-	__u64 fallback = 0;
-	int o;
-
-	for (o = 0; o < PTS_MAX_ORDER; o++)
-		fallback += p->fault_fallback[o];
-	return fallback;
-}
-
-static const char *col_cell(char *buf, size_t len, enum top_col col,
-			    const struct pts_proc_entry *e, uint64_t page_size)
-{
-	const struct pts_proc *p = &e->stats;
-	__u64 calls = proc_total_mremap(p), v = 0;
-
-	switch (col) {
-	case COL_PID:
-		v = e->tgid;
-		break;
-	case COL_COMM:
-		return fmt_escape(buf, len, p->comm);
-	case COL_MREMAP:
-		v = calls;
-		break;
-	case COL_PUD:
-	case COL_PMD:
-	case COL_PTE:
-	case COL_INPLACE:
-		v = p->mremap_calls[PTS_MREMAP_PUD + col - COL_PUD];
-		break;
-	case COL_LAT:
-		return calls ? fmt_ns(buf, len, (double)p->mremap_ns / calls) :
-			       "-";
-	case COL_F64K:
-		v = p->fault_alloc[schema_order_64k(page_size)];
-		break;
-	case COL_FPMD:
-		v = p->fault_alloc[schema_order_pmd(page_size)];
-		break;
-	case COL_FALLBACK:
-	case NR_COLS:
-		v = proc_fallbacks(p);
-		break;
-	}
-	snprintf(buf, len, "%llu", (unsigned long long)v);
-	return buf;
-}
-
-static void table_line(FILE *out, const bool shown[NR_COLS],
-		       const char *const cells[NR_COLS])
-{
-	int width[NR_COLS], c;
-
-	for (c = 0; c < NR_COLS; c++)
-		width[c] = top_cols[c].width;
-	report_table_cells(out, NR_COLS, shown, width, cells);
-	fputc('\n', out);
-}
-
-/* what a narrow terminal left out, so nothing goes missing unsaid */
-static void hidden_line(FILE *out, const bool shown[NR_COLS], int width,
-			uint64_t page_size)
-{
-	char head[20];
-	int c;
-
-	fprintf(out, "hidden at %d columns:", width);
-	for (c = 0; c < NR_COLS; c++)
-		if (!shown[c])
-			fprintf(out, " %s", col_head(head, sizeof(head), c,
-						     page_size));
-	fputc('\n', out);
-}
-
-/* per process: the 64 KiB and PMD sizes of this kernel's page size */
-static void top_table(FILE *out, const struct top_frame *f)
-{
-	uint64_t page_size = f->s->rep.page_size;
-	char bufs[NR_COLS][FMT_COMM_LEN], per[32];
-	const char *cells[NR_COLS];
-	bool shown[NR_COLS];
-	struct pts_snapshot *d = f->d;
-	size_t i;
-	int c;
-
-	top_sort(d, sort_key);
-	fprintf(out, "\nper process, per %s: mremap calls by class, hugepage "
-		"faults by size (F-*)\n", fmt_secs(per, sizeof(per), f->span));
-	if (fit_columns(f->width, shown))
-		hidden_line(out, shown, f->width, page_size);
-	for (c = 0; c < NR_COLS; c++)
-		cells[c] = col_head(bufs[c], sizeof(bufs[c]), c, page_size);
-	table_line(out, shown, cells);
-	for (i = 0; i < d->nr_procs && (int)i < f->rows; i++) {
-		if (!proc_total_mremap(&d->procs[i].stats) &&
-		    !proc_total_faults(&d->procs[i].stats))
-			break;
-		for (c = 0; c < NR_COLS; c++)
-			cells[c] = col_cell(bufs[c], sizeof(bufs[c]), c,
-					    &d->procs[i], page_size);
-		table_line(out, shown, cells);
-	}
-}
-
 /* everything above the process and cgroup tables */
 static void top_above_tables(FILE *out, const struct top_frame *f)
 {
@@ -436,8 +235,10 @@ static void top_above_tables(FILE *out, const struct top_frame *f)
 static void render_text(FILE *out, const struct top_frame *f)
 {
 	top_above_tables(out, f);
-	top_table(out, f);
-	report_cgroups_text(out, &f->s->rep, f->d, f->rows, true, f->width);
+	report_sort_procs(f->d, sort_key);
+	report_procs_text(out, f->d, f->t->rep.page_size, f->rows, f->width,
+			  f->span);
+	report_cgroups_text(out, &f->t->rep, f->d, f->rows, true, f->width);
 }
 
 /* the errno of a failed write to @out since it was opened, else 0 */
@@ -451,7 +252,7 @@ static int out_error(FILE *out)
 
 static int render_json(FILE *out, const struct top_frame *f)
 {
-	json_object *root = report_snapshot_json(&f->s->rep, f->d);
+	json_object *root = report_snapshot_json(&f->t->rep, f->d);
 	struct timespec now;
 	char stamp[40];
 	int err = 0;
@@ -661,22 +462,22 @@ static double frame_end(double prev_end, double stop_at, bool *partial)
 }
 
 /* *@werr: a write to @out failed (errno), the loop stopped there */
-static int top_loop(struct pts_tracer *s, struct pts_exporter *ex, FILE *out,
+static int top_loop(struct pts_tracer *t, struct pts_exporter *ex, FILE *out,
 		    bool keys_on, int *werr)
 {
 	const struct pts_options *opts = top_opts;
 	struct pts_snapshot prev, now, delta = {}, last = {};
 	struct top_keys keys = { .on = keys_on };
-	struct top_frame frame = { .s = s };
+	struct top_frame frame = { .t = t };
 	double stop_at, next, begin;
 	char note[1024];
 	bool partial = false;
 	int ret = 0;
 
-	if (tracer_read(s, &prev))
+	if (tracer_read(t, &prev))
 		goto read_failed;
 	if (!opts->json && isatty(fileno(out)))
-		frame.taxed = view_syscall_tax_note(&s->eng, note,
+		frame.taxed = view_syscall_tax_note(&t->eng, note,
 						    sizeof(note)) > 0;
 	fprintf(stderr, "ptscope: tracing, Ctrl-C to stop%s\n",
 		keys.on ? " (or q; h: keys)" : "");
@@ -690,13 +491,13 @@ static int top_loop(struct pts_tracer *s, struct pts_exporter *ex, FILE *out,
 				   frame.d ? &frame : NULL);
 		if (ret || pts_stop_requested)
 			break;
-		if (tracer_read(s, &now))
+		if (tracer_read(t, &now))
 			goto read_failed;
-		frame.sc_off = selfcheck_live_off(&s->eng,
-						  PTS_PARTS_ALL & ~s->cfg.parts);
+		frame.sc_off = selfcheck_live_off(&t->eng,
+						  PTS_PARTS_ALL & ~t->cfg.parts);
 		if (!frame.sc_off)
-			selfcheck_since(&frame.sc, &now, &s->kc_base,
-					s->rep.page_size);
+			selfcheck_since(&frame.sc, &now, &t->kc_base,
+					t->rep.page_size);
 		snapshot_delta(&now, &prev, &delta);
 		frame.d = &delta;
 		frame.span = next - begin;
@@ -735,14 +536,14 @@ int view_top(const struct pts_options *opts)
 {
 	struct pts_export_source src;
 	struct pts_exporter *ex;
-	struct pts_tracer s;
+	struct pts_tracer t;
 	int ret, werr = 0;
 	bool keys;
 	FILE *out;
 
 	sort_key = opts->sort;
 	top_opts = opts;
-	ret = view_serve_start(&s, &src, opts, opts->listen_set, &ex);
+	ret = view_serve_start(&t, &src, opts, opts->listen_set, &ex);
 	if (ret)
 		return ret;
 	out = report_open(opts->output);
@@ -752,16 +553,16 @@ int view_top(const struct pts_options *opts)
 		/* before the privilege drop, whose filter refuses getpgrp() */
 		keys = term_keys_begin();
 		/* attached, listening, -o open: serving needs no privilege */
-		if (ex && privdrop_apply(&s))
+		if (ex && privdrop_apply(&t))
 			ret = 1;
 		else
-			ret = top_loop(&s, ex, out, keys, &werr);
+			ret = top_loop(&t, ex, out, keys, &werr);
 		term_keys_end();
 		/* below the last screen, which covered the note of the start */
 		if (!opts->json && isatty(fileno(out)))
-			view_syscall_tax_say(&s.eng);
+			view_syscall_tax_say(&t.eng);
 		ret = top_close(out, opts->output, werr) || ret;
 	}
-	view_serve_stop(&s, ex);
+	view_serve_stop(&t, ex);
 	return ret;
 }

@@ -14,8 +14,4 @@ int view_diff(const struct pts_options *opts);
 int view_maps(const struct pts_options *opts);
 int view_schema(const struct pts_options *opts);
 
-struct pts_snapshot;
-/* top's per-process order: by @key, largest first, then by pid */
-void top_sort(struct pts_snapshot *d, enum pts_sort key);
-
 #endif

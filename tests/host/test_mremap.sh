@@ -131,6 +131,31 @@ else
 	not_ok "strace not installed (make deps installs it)"
 fi
 
+# MREMAP_FIXED calls against strace's flags: the mremap workload moves with
+# MREMAP_FIXED, grow lets the kernel choose (MREMAP_MAYMOVE alone)
+if command -v strace >/dev/null; then
+	"$PTSCOPE" stat --json -c ptscope-bench -o "$TMP/fixed.json" -- \
+		strace -f -qq -e trace=mremap -e signal=none -o "$TMP/fixed.txt" \
+		sh -c "$BENCH mremap --size 4M --align pmd --count 5 && $BENCH grow --start 64K --step 64K --count 20" \
+		>/dev/null 2>"$TMP/fixed.err"
+	rc="$? $(json "$TMP/fixed.json" "d['run']['exit_status']" 2>/dev/null)"
+	if [ "$rc" = "0 0" ] && [ -s "$TMP/fixed.txt" ]; then
+		n=$(grep -c 'mremap(.*MREMAP_FIXED' "$TMP/fixed.txt")
+		check_eq "strace saw the 5 MREMAP_FIXED moves" 5 "$n"
+		check_eq "fixed calls = strace's MREMAP_FIXED calls" "$n" \
+			"$(json "$TMP/fixed.json" "sum(c['fixed_calls'] for c in d['counters']['mremap']['classes'].values())")"
+		check_eq "fixed calls: all in the pmd class (geometry)" 5 \
+			"$(mremap_field "$TMP/fixed.json" pmd fixed_calls)"
+		check_eq "calls without MREMAP_FIXED = strace's" \
+			"$(grep 'mremap(' "$TMP/fixed.txt" | grep -vc MREMAP_FIXED)" \
+			"$(json "$TMP/fixed.json" "d['counters']['mremap']['calls'] - sum(c['fixed_calls'] for c in d['counters']['mremap']['classes'].values())")"
+	else
+		not_ok "strace under ptscope stat (MREMAP_FIXED): exit (ptscope, strace) $rc: $(head -c 200 "$TMP/fixed.err")"
+	fi
+else
+	not_ok "strace not installed (make deps installs it)"
+fi
+
 # children are followed: two workloads started by a shell
 if stat_json "$TMP/tree.json" sh -c "$BENCH mremap --size 16M --align pmd --count 2 && $BENCH mremap --size 1036K --align page --count 3"; then
 	expect_classes "children of sh" "$TMP/tree.json" 0 2 3 0 0

@@ -25,8 +25,9 @@
 #include "data/cgroup_names.h"
 #include "data/cgroup_carry.h"
 #include "data/cgroup_rank.h"
+#include "data/counters.h"
 #include "data/schema.h"
-#include "views/report.h"
+#include "render/report.h"
 #include "fake_engine.h"
 
 static char tree[64];		/* the fake cgroup v2 mount */
@@ -321,10 +322,10 @@ static void set_row(struct pts_cgroup_entry *e, __u64 id, __u64 calls,
 {
 	memset(e, 0, sizeof(*e));
 	e->id = id;
-	e->stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = calls;
-	e->stats.v[PTS_C_MREMAP_OLD_BYTES + PTS_MREMAP_PMD] = calls << 21;
-	e->stats.v[PTS_C_FAULT_ALLOC + 9] = faults;
-	e->stats.mremap_ns = calls * 1000;
+	e->stats.v[PTS_CG_MREMAP_CALLS + PTS_MREMAP_PMD] = calls;
+	e->stats.v[PTS_CG_MREMAP_OLD_BYTES + PTS_MREMAP_PMD] = calls << 21;
+	e->stats.v[PTS_CG_FAULT_ALLOC + 9] = faults;
+	e->stats.v[PTS_CG_MREMAP_NS] = calls * 1000;
 }
 
 /*
@@ -351,7 +352,7 @@ static void test_removed_delta(void **state)
 	assert_int_equal(d.nr_cgroups, 2);
 	assert_int_equal(d.cgroups[0].id, PTS_CGROUP_REMOVED_ID);
 	assert_int_equal(cgroup_total_mremap(&d.cgroups[0].stats), 1);
-	assert_int_equal(d.cgroups[0].stats.mremap_ns, 1000);
+	assert_int_equal(d.cgroups[0].stats.v[PTS_CG_MREMAP_NS], 1000);
 	assert_int_equal(cgroup_total_mremap(&d.cgroups[1].stats), 1);
 	snapshot_free(&d);
 }
@@ -397,7 +398,7 @@ static void test_carry(void **state)
 	assert_int_equal(cgroup_total_mremap(&fold.top[0]->stats), 6);
 	assert_int_equal(cgroup_total_mremap(&fold.other), 3);
 	assert_int_equal(cgroup_total_mremap(&fold.removed), 1);
-	assert_int_equal(fold.removed.mremap_ns, 1000);
+	assert_int_equal(fold.removed.v[PTS_CG_MREMAP_NS], 1000);
 	cgroup_fold_free(&fold);
 	set_row(&rows[0], PTS_CGROUP_REMOVED_ID, 3 + 7 + 4, 0);
 	set_row(&rows[1], 9, 1, 0);
@@ -446,9 +447,9 @@ static void test_fold(void **state)
 	assert_int_equal(fold.top[0]->id, 20);
 	assert_int_equal(fold.top[1]->id, 30);
 	assert_int_equal(fold.folded, 2);
-	assert_int_equal(fold.other.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD], 5);
-	assert_int_equal(fold.other.v[PTS_C_FAULT_ALLOC + 9], 1);
-	assert_int_equal(fold.other.mremap_ns, 5000);
+	assert_int_equal(fold.other.v[PTS_CG_MREMAP_CALLS + PTS_MREMAP_PMD], 5);
+	assert_int_equal(fold.other.v[PTS_CG_FAULT_ALLOC + 9], 1);
+	assert_int_equal(fold.other.v[PTS_CG_MREMAP_NS], 5000);
 	assert_fold_sums(&snap, &fold);
 	cgroup_fold_free(&fold);
 	for (limit = 0; limit <= 5; limit++) {
@@ -464,18 +465,17 @@ static void test_fold(void **state)
 }
 
 /*
- * What the rows hold is what the schema says they hold: each per-cgroup
- * field is an mremap class counter (counted once per call at its exit,
- * cgroup_mremap()) or one count_add() counts per cgroup
- * (pts_cgroup_counted()); and every index count_add() counts per cgroup
- * is shown by some per-cgroup field.
+ * What the rows hold is what the schema says they hold: each value of a
+ * per-cgroup field has its own place in the row, and every place but the
+ * mremap time (the mean latency columns' numerator) is shown by a field.
  */
 static void test_rows_match_schema(void **state)
 {
 	bool shown[PTS_CG_NR_COUNTERS] = { false };
 	const struct pts_field *f;
-	unsigned int i, idx;
+	unsigned int i;
 	size_t r;
+	int at;
 
 	(void)state;
 	for (r = 0; r < pts_nr_fields; r++) {
@@ -483,20 +483,18 @@ static void test_rows_match_schema(void **state)
 		if (!schema_field_per_cgroup(f))
 			continue;
 		for (i = 0; i < schema_label_count(f); i++) {
-			idx = (unsigned int)f->index + i;
-			assert_true(idx < PTS_CG_NR_COUNTERS);
-			shown[idx] = true;
-			if (idx < PTS_C_MPT_CALLS)
-				continue;	/* the mremap classes */
-			if (!pts_cgroup_counted(idx))
-				fail_msg("%s.%s: index %u is not counted per "
-					 "cgroup", f->section->key, f->key, idx);
+			at = counter_cgroup_index(f->index + i);
+			assert_true(at >= 0 && at < PTS_CG_NR_COUNTERS);
+			if (shown[at])
+				fail_msg("%s.%s: row place %d shown twice",
+					 f->section->key, f->key, at);
+			shown[at] = true;
 		}
 	}
-	for (idx = 0; idx < PTS_CG_NR_COUNTERS; idx++)
-		if (pts_cgroup_counted(idx) && !shown[idx])
-			fail_msg("index %u is counted per cgroup, no field "
-				 "shows it", idx);
+	for (at = 0; at < PTS_CG_NR_COUNTERS; at++)
+		if (!shown[at] && at != PTS_CG_MREMAP_NS)
+			fail_msg("row place %d is kept per cgroup, no field "
+				 "shows it", at);
 	assert_true(schema_field_per_cgroup(schema_find("mremap", "calls")));
 	assert_false(schema_field_per_cgroup(schema_find("mremap",
 							 "latency_ns")));
@@ -510,7 +508,7 @@ static void test_rows_match_schema(void **state)
  * the per-cgroup table of @snap as top (@active) or stat draws it, on
  * @width columns (0: no limit)
  */
-static char *cgroup_table(const struct pts_report *rep,
+static char *cgroup_table(const struct pts_report_input *rep,
 			  const struct pts_snapshot *snap, int rows,
 			  bool active, int width)
 {
@@ -524,7 +522,7 @@ static char *cgroup_table(const struct pts_report *rep,
 	return text;
 }
 
-static void assert_table_at(const struct pts_report *rep,
+static void assert_table_at(const struct pts_report_input *rep,
 			    const struct pts_snapshot *snap, int rows,
 			    bool active, int width, const char *want)
 {
@@ -534,7 +532,7 @@ static void assert_table_at(const struct pts_report *rep,
 	free(got);
 }
 
-static void assert_table(const struct pts_report *rep,
+static void assert_table(const struct pts_report_input *rep,
 			 const struct pts_snapshot *snap, int rows,
 			 bool active, const char *want)
 {
@@ -545,14 +543,14 @@ static void assert_table(const struct pts_report *rep,
 static void set_calls(struct pts_cgroup_entry *e, __u64 pud, __u64 pmd,
 		      __u64 pte, __u64 in_place, __u64 failed, __u64 ns)
 {
-	__u64 *calls = &e->stats.v[PTS_C_MREMAP_CALLS];
+	__u64 *calls = &e->stats.v[PTS_CG_MREMAP_CALLS];
 
 	calls[PTS_MREMAP_PUD] = pud;
 	calls[PTS_MREMAP_PMD] = pmd;
 	calls[PTS_MREMAP_PTE] = pte;
 	calls[PTS_MREMAP_INPLACE] = in_place;
 	calls[PTS_MREMAP_FAILED] = failed;
-	e->stats.mremap_ns = ns;
+	e->stats.v[PTS_CG_MREMAP_NS] = ns;
 }
 
 /* test_table_levels: the heading and the three busiest rows */
@@ -584,7 +582,7 @@ static void test_table_levels(void **state)
 	struct pts_snapshot snap = { .cgroups = rows, .nr_cgroups = 6,
 				     .has_cgroups = true };
 	struct pts_engine eng;
-	struct pts_report rep = { .eng = &eng, .page_size = 4096 };
+	struct pts_report_input rep = { .eng = &eng, .page_size = 4096 };
 	__u64 *v;
 
 	(void)state;
@@ -599,19 +597,19 @@ static void test_table_levels(void **state)
 	rows[1].path = "/system.slice/db.service";
 	set_calls(&rows[1], 1, 3, 40, 5, 2, 51 * 2345);
 	v = rows[1].stats.v;
-	v[PTS_C_FAULT_ALLOC + 4] = 16;
-	v[PTS_C_FAULT_ALLOC + 9] = 3;
-	v[PTS_C_FAULT_FALLBACK + 4] = 1;
-	v[PTS_C_FAULT_FALLBACK + 9] = 2;
-	v[PTS_C_LV_PUD_MOVED] = 1;
-	v[PTS_C_LV_PMD_MOVED] = 6;
-	v[PTS_C_LV_HPMD_MOVED] = 3;
-	v[PTS_C_LV_PUD_FALLBACK] = 4;	/* no column */
+	v[PTS_CG_FAULT_ALLOC + 4] = 16;
+	v[PTS_CG_FAULT_ALLOC + 9] = 3;
+	v[PTS_CG_FAULT_FALLBACK + 4] = 1;
+	v[PTS_CG_FAULT_FALLBACK + 9] = 2;
+	v[PTS_CG_LV_PUD_MOVED] = 1;
+	v[PTS_CG_LV_PMD_MOVED] = 6;
+	v[PTS_CG_LV_HPMD_MOVED] = 3;
+	v[PTS_CG_LV_PUD_FALLBACK] = 4;	/* no column */
 	rows[2].id = 4242;
 	rows[2].path = "/kubepods.slice/x";
 	rows[2].kube = &pod;
-	rows[2].stats.v[PTS_C_FAULT_ALLOC + 9] = 7;
-	rows[2].stats.v[PTS_C_FAULT_FALLBACK + 3] = 1;
+	rows[2].stats.v[PTS_CG_FAULT_ALLOC + 9] = 7;
+	rows[2].stats.v[PTS_CG_FAULT_FALLBACK + 3] = 1;
 	rows[3].id = 99;
 	set_calls(&rows[3], 0, 0, 1, 0, 0, 800);
 	rows[4].id = 12;
@@ -641,7 +639,7 @@ static void test_table_16k(void **state)
 	struct pts_snapshot snap = { .cgroups = rows, .nr_cgroups = 2,
 				     .has_cgroups = true };
 	struct pts_engine eng;
-	struct pts_report rep = { .eng = &eng, .page_size = 16384 };
+	struct pts_report_input rep = { .eng = &eng, .page_size = 16384 };
 
 	(void)state;
 	engine_init(&eng, PTS_MODE_AUTO, false);
@@ -652,10 +650,10 @@ static void test_table_16k(void **state)
 	rows[1].id = 20;
 	rows[1].path = "/user.slice";
 	set_calls(&rows[1], 0, 1, 0, 0, 0, 64000);
-	rows[1].stats.v[PTS_C_FAULT_ALLOC + 2] = 12;
-	rows[1].stats.v[PTS_C_FAULT_ALLOC + 11] = 1;
-	rows[1].stats.v[PTS_C_FAULT_ALLOC + 4] = 5;	/* no column */
-	rows[1].stats.v[PTS_C_FAULT_FALLBACK + 11] = 3;
+	rows[1].stats.v[PTS_CG_FAULT_ALLOC + 2] = 12;
+	rows[1].stats.v[PTS_CG_FAULT_ALLOC + 11] = 1;
+	rows[1].stats.v[PTS_CG_FAULT_ALLOC + 4] = 5;	/* no column */
+	rows[1].stats.v[PTS_CG_FAULT_FALLBACK + 11] = 3;
 	assert_table(&rep, &snap, 20, false,
 		"\nper cgroup v2: mremap calls per alignment class, hugepage "
 		"faults per size (F-*)\n"
@@ -678,7 +676,7 @@ static void test_table_narrow(void **state)
 	struct pts_snapshot snap = { .cgroups = &row, .nr_cgroups = 1,
 				     .has_cgroups = true };
 	struct pts_engine eng;
-	struct pts_report rep = { .eng = &eng, .page_size = 4096 };
+	struct pts_report_input rep = { .eng = &eng, .page_size = 4096 };
 
 	(void)state;
 	engine_init(&eng, PTS_MODE_AUTO, false);

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "data/recording_compare.h"
-#include "views/diff_format.h"
-#include "views/values.h"
+#include "render/diff_format.h"
+#include "render/values.h"
 
 static const char *const labels[DIFF_SIDES] = { "base.json", "new.json" };
 static const struct diff_params params = { .alpha = DIFF_ALPHA,

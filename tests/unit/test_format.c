@@ -12,6 +12,7 @@
 #include <ptscope/ptscope.h>
 #include "data/collector.h"
 #include "data/format.h"
+#include "render/report.h"
 #include "views/views.h"
 
 #define KIB ((uint64_t)1024)
@@ -270,15 +271,15 @@ static void test_top_sort_empty_frame(void **state)
 	struct pts_snapshot empty = {}, two = {};
 
 	qsort_calls = 0;
-	top_sort(&empty, PTS_SORT_ACTIVITY);
+	report_sort_procs(&empty, PTS_SORT_ACTIVITY);
 	assert_int_equal(qsort_calls, 0);
 	/* the witness: a frame with processes does reach this qsort() */
 	procs[0].tgid = 10;
 	procs[1].tgid = 20;
-	procs[1].stats.mremap_calls[PTS_MREMAP_PMD] = 5;
+	procs[1].stats.v[PTS_P_MREMAP_CALLS + PTS_MREMAP_PMD] = 5;
 	two.procs = procs;
 	two.nr_procs = 2;
-	top_sort(&two, PTS_SORT_ACTIVITY);
+	report_sort_procs(&two, PTS_SORT_ACTIVITY);
 	assert_int_equal(qsort_calls, 1);
 	assert_int_equal(procs[0].tgid, 20);
 }

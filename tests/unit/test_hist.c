@@ -13,7 +13,7 @@
 #include <string.h>
 #include "data/hist.h"
 #include <ptscope/log2.h>
-#include "views/hist_print.h"
+#include "render/hist_print.h"
 
 /* 64-bit xorshift, so the "many values" are the same on every run */
 static uint64_t next_random(uint64_t *state)

@@ -652,13 +652,13 @@ static void test_cgroup_labels(void **state)
 	const char *text;
 
 	attach_all(true, false);
-	rows[0].stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 100;
-	rows[1].stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 3;
-	rows[1].stats.v[PTS_C_LV_PMD_MOVED] = 24;
-	rows[2].stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 5;
-	rows[2].stats.v[PTS_C_LV_PMD_MOVED] = 40;
-	rows[3].stats.v[PTS_C_FAULT_ALLOC + 9] = 1;
-	rows[4].stats.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 4;
+	rows[0].stats.v[PTS_CG_MREMAP_CALLS + PTS_MREMAP_PMD] = 100;
+	rows[1].stats.v[PTS_CG_MREMAP_CALLS + PTS_MREMAP_PMD] = 3;
+	rows[1].stats.v[PTS_CG_LV_PMD_MOVED] = 24;
+	rows[2].stats.v[PTS_CG_MREMAP_CALLS + PTS_MREMAP_PMD] = 5;
+	rows[2].stats.v[PTS_CG_LV_PMD_MOVED] = 40;
+	rows[3].stats.v[PTS_CG_FAULT_ALLOC + 9] = 1;
+	rows[4].stats.v[PTS_CG_MREMAP_CALLS + PTS_MREMAP_PMD] = 4;
 	snap.counters.v[PTS_C_MREMAP_CALLS + PTS_MREMAP_PMD] = 112;
 	snap.counters.v[PTS_C_LV_PMD_MOVED] = 64;
 	snap.counters.v[PTS_C_FAULT_ALLOC + 9] = 1;

@@ -16,10 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "data/cgroup_names.h"
+#include "data/counters.h"
 #include "data/recording_compare.h"
 #include "data/schema.h"
 #include "export/prom.h"
-#include "views/report.h"
+#include "render/report.h"
 #include "fake_engine.h"
 
 #define NAME_LEN	160
@@ -236,8 +237,9 @@ static void json_section(struct value_set *set, const char *sec,
 static void from_json(struct value_set *set, struct value_set *totals)
 {
 	const struct pts_kfeatures kf = {};
-	struct pts_report rep = { .eng = &eng, .kf = &kf, .page_size = page_size,
-				  .result_name = result_name };
+	struct pts_report_input rep = { .eng = &eng, .kf = &kf,
+					.page_size = page_size,
+					.result_name = result_name };
 	json_object *root = report_snapshot_json(&rep, &snap);
 
 	set->nr = totals->nr = 0;
@@ -355,8 +357,9 @@ static void from_prom(struct value_set *set)
 static json_object *recording(int times)
 {
 	const struct pts_kfeatures kf = {};
-	struct pts_report rep = { .eng = &eng, .kf = &kf, .page_size = page_size,
-				  .result_name = result_name };
+	struct pts_report_input rep = { .eng = &eng, .kf = &kf,
+					.page_size = page_size,
+					.result_name = result_name };
 	struct pts_snapshot twice = snap;
 	json_object *rec = json_object_new_object(), *o;
 	int i, s;
@@ -465,8 +468,9 @@ static void check_text(void)
 {
 	const struct pts_schema_ctx sc = schema_ctx();
 	const struct pts_kfeatures kf = {};
-	struct pts_report rep = { .eng = &eng, .kf = &kf, .page_size = page_size,
-				  .result_name = result_name };
+	struct pts_report_input rep = { .eng = &eng, .kf = &kf,
+					.page_size = page_size,
+					.result_name = result_name };
 	const struct pts_field *f;
 	char *text = NULL, num[32], *missing;
 	size_t len = 0, r;
@@ -537,13 +541,16 @@ static struct pts_cgroup_entry cgroups[2] = {
 /* two rows that add up to the totals, so every order seen is seen in both */
 static void fill_cgroups(void)
 {
-	int i;
+	int i, at;
 
 	memset(&cgroups[0].stats, 0, sizeof(cgroups[0].stats));
 	memset(&cgroups[1].stats, 0, sizeof(cgroups[1].stats));
-	for (i = 0; i < PTS_CG_NR_COUNTERS; i++) {
-		cgroups[0].stats.v[i] = snap.counters.v[i] / 3;
-		cgroups[1].stats.v[i] = snap.counters.v[i] - snap.counters.v[i] / 3;
+	for (i = 0; i < PTS_NR_COUNTERS; i++) {
+		at = counter_cgroup_index(i);
+		if (at < 0)
+			continue;
+		cgroups[0].stats.v[at] = snap.counters.v[i] / 3;
+		cgroups[1].stats.v[at] = snap.counters.v[i] - snap.counters.v[i] / 3;
 	}
 	snap.cgroups = cgroups;
 	snap.nr_cgroups = 2;
@@ -561,8 +568,9 @@ static void expected_cgroups(struct value_set *set)
 static void json_cgroups(struct value_set *set)
 {
 	const struct pts_kfeatures kf = {};
-	struct pts_report rep = { .eng = &eng, .kf = &kf, .page_size = page_size,
-				  .result_name = result_name };
+	struct pts_report_input rep = { .eng = &eng, .kf = &kf,
+					.page_size = page_size,
+					.result_name = result_name };
 	json_object *root = report_snapshot_json(&rep, &snap), *arr, *n;
 	static struct value_set one, totals;
 	const char *path;

@@ -7,8 +7,8 @@
 #include "data/hist.h"
 #include "data/selfcheck.h"
 #include "engine/batch_check.h"
-#include "views/hist_print.h"
-#include "views/report.h"
+#include "render/hist_print.h"
+#include "render/report.h"
 
 #define REPORT_WIDTH	100	/* probe and stat lines, continuations included */
 
@@ -60,7 +60,8 @@ int report_fit_columns(int n, const int width[], const int keep[],
  * metrics first give them: a metric sharing one refers to its number.
  * Returns how many there are.
  */
-static int collect_reasons(const struct pts_report *rep, const char **list)
+static int collect_reasons(const struct pts_report_input *rep,
+			   const char **list)
 {
 	const struct pts_choice *ch;
 	int i, j, k, n = 0;
@@ -81,7 +82,7 @@ static int collect_reasons(const struct pts_report *rep, const char **list)
 	return n;
 }
 
-int report_reason_number(const struct pts_report *rep, const char *why)
+int report_reason_number(const struct pts_report_input *rep, const char *why)
 {
 	const char *list[REPORT_MAX_REASONS];
 	int i, n = collect_reasons(rep, list);
@@ -93,7 +94,7 @@ int report_reason_number(const struct pts_report *rep, const char *why)
 }
 
 /* "[1,3]": the numbers of @ch's reasons */
-static int reason_refs(FILE *out, const struct pts_report *rep,
+static int reason_refs(FILE *out, const struct pts_report_input *rep,
 		       const struct pts_choice *ch)
 {
 	int i, col = 0, n = 0;
@@ -106,7 +107,7 @@ static int reason_refs(FILE *out, const struct pts_report *rep,
 }
 
 /* each reason once: "  [n] why", wrapped below itself */
-static void reasons_text(FILE *out, const struct pts_report *rep)
+static void reasons_text(FILE *out, const struct pts_report_input *rep)
 {
 	const char *list[REPORT_MAX_REASONS];
 	int i, n = collect_reasons(rep, list), col;
@@ -137,7 +138,7 @@ static void batch_rule_text(FILE *out, int col,
 	fputc('\n', out);
 }
 
-void report_metric_status(FILE *out, const struct pts_report *rep)
+void report_metric_status(FILE *out, const struct pts_report_input *rep)
 {
 	const struct pts_candidate *c;
 	const struct pts_choice *ch;
@@ -165,7 +166,7 @@ void report_metric_status(FILE *out, const struct pts_report *rep)
 }
 
 /* one line for live views: "mremap.calls=tracepoint ... levels=n/a" */
-void report_metric_line(FILE *out, const struct pts_report *rep)
+void report_metric_line(FILE *out, const struct pts_report_input *rep)
 {
 	const struct pts_candidate *c;
 	const struct pts_choice *ch;
@@ -436,7 +437,7 @@ static void section_hists(FILE *out, const struct pts_schema_ctx *sc,
 }
 
 /* the reasons are in report_metric_status()'s list: refer to them */
-static void unavailable_text(FILE *out, const struct pts_report *rep,
+static void unavailable_text(FILE *out, const struct pts_report_input *rep,
 			     const struct pts_section *sec)
 {
 	const struct pts_choice *ch = engine_choice(rep->eng, sec->metric);
@@ -448,7 +449,7 @@ static void unavailable_text(FILE *out, const struct pts_report *rep,
 	fputc('\n', out);
 }
 
-void report_snapshot_text(FILE *out, const struct pts_report *rep,
+void report_snapshot_text(FILE *out, const struct pts_report_input *rep,
 			  const struct pts_snapshot *s, bool hists)
 {
 	const struct pts_section *sec;
@@ -475,7 +476,7 @@ void report_snapshot_text(FILE *out, const struct pts_report *rep,
 	}
 }
 
-void report_selfcheck_text(FILE *out, const struct pts_report *rep,
+void report_selfcheck_text(FILE *out, const struct pts_report_input *rep,
 			   const struct pts_snapshot *snap,
 			   const struct kcounters *kc)
 {

@@ -6,7 +6,7 @@
  */
 #include <time.h>
 #include "data/format.h"
-#include "views/maps_report.h"
+#include "render/maps_report.h"
 
 static const char *const fit_names[MAPSCAN_FITS] = {
 	[MAPSCAN_ALIGNED] = "aligned",

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "data/format.h"
-#include "views/diff_format.h"
-#include "views/values.h"
+#include "render/diff_format.h"
+#include "render/values.h"
 
 static const char *const ref_state_name[] = {
 	[DIFF_REF_MISSING] = "missing",

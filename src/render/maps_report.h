@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 #include <ptscope/ptscope.h>
 #include "maps/mapscan.h"
-#include "views/report.h"
+#include "render/report.h"
 
 /* the "ptscope_version" of maps --json, a format of its own */
 #define MAPS_FORMAT_VERSION	1
@@ -21,7 +21,8 @@ struct maps_row {
 
 /* one scan of every process asked for */
 struct maps_frame {
-	const struct pts_report *rep;	/* kernel, page size for the header */
+	/* kernel, page size for the header */
+	const struct pts_report_input *rep;
 	const char *comm;		/* -c, or NULL for -p */
 	double time;			/* when, seconds since the epoch */
 	struct maps_row *rows;		/* by pid */

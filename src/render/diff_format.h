@@ -18,7 +18,7 @@ const char *diff_fmt_interval(char *buf, size_t len, const struct diff_row *row)
 const char *diff_fmt_unreliable(char *buf, size_t len,
 				const struct diff_result *res);
 
-/* views/diff_machine.c: the machine's reference, and the traced share */
+/* render/diff_machine.c: the machine's reference, and the traced share */
 void diff_print_machine(FILE *out, const struct diff_result *res);
 void diff_print_machine_moved(FILE *out, const struct diff_result *res);
 void diff_print_share(FILE *out, const struct diff_result *res);

@@ -12,12 +12,22 @@
 #include <string.h>
 #include "data/cgroup_names.h"
 #include "data/format.h"
-#include "views/report.h"
+#include "render/report.h"
 
 #define CGROUP_PATH_SHOWN	256	/* bytes of a cgroup's path shown */
 #define CELL_LEN		32	/* a column's head or value */
 
 static enum pts_sort cgroup_sort_key;
+
+/* the cgroup's mremap time (a row kept only per cgroup and process) */
+static __u64 mremap_ns(const struct pts_cgroup *c)
+{
+	static const struct pts_field *f;
+
+	if (!f)
+		f = schema_find("mremap", "mremap_ns");
+	return schema_cgroup_counter(f, c, 0);
+}
 
 static __u64 sort_value(const struct pts_cgroup_entry *e)
 {
@@ -29,7 +39,7 @@ static __u64 sort_value(const struct pts_cgroup_entry *e)
 	case PTS_SORT_FAULTS:
 		return cgroup_total_faults(&e->stats);
 	case PTS_SORT_LATENCY:
-		return calls ? e->stats.mremap_ns / calls : 0;
+		return calls ? mremap_ns(&e->stats) / calls : 0;
 	case PTS_SORT_PID:
 		return 0;
 	case PTS_SORT_ACTIVITY:
@@ -72,7 +82,7 @@ enum cg_pick {
 	CG_ORDER_PMD,	/* the folio order of a PMD */
 	CG_SUM,		/* every label value of the row */
 	/*
-	 * struct pts_cgroup's mremap_ns over the row's sum: mremap's
+	 * the row mremap.mremap_ns over the row's sum: mremap's
 	 * latency_ns is a histogram, which the rows do not keep
 	 */
 	CG_MEAN_NS,
@@ -115,7 +125,8 @@ static const struct pts_field *col_field(const struct cg_col *col)
 }
 
 /* which columns the table has; true if one of them is if_present */
-static bool columns_shown(const struct pts_report *rep, bool shown[NR_CG_COLS])
+static bool columns_shown(const struct pts_report_input *rep,
+			  bool shown[NR_CG_COLS])
 {
 	struct pts_schema_ctx sc;
 	bool optional = false;
@@ -177,7 +188,7 @@ static const char *col_cell(char *buf, size_t len, const struct cg_col *col,
 		break;
 	case CG_MEAN_NS:
 		v = row_sum(f, c);
-		return v ? fmt_ns(buf, len, (double)c->mremap_ns / v) : "-";
+		return v ? fmt_ns(buf, len, (double)mremap_ns(c) / v) : "-";
 	default:
 		v = schema_cgroup_counter(f, c, col_label(col, page_size));
 		break;
@@ -210,7 +221,7 @@ static void table_line(FILE *out, const bool shown[NR_CG_COLS],
 	fprintf(out, "  ...%s\n", name);
 }
 
-static void table_head(FILE *out, const struct pts_report *rep,
+static void table_head(FILE *out, const struct pts_report_input *rep,
 		       const bool shown[NR_CG_COLS])
 {
 	char buf[NR_CG_COLS][CELL_LEN];
@@ -234,7 +245,7 @@ static const char *row_name(char *buf, size_t len,
 			  cgroup_label(id, sizeof(id), e->path, e->id));
 }
 
-static void table_row(FILE *out, const struct pts_report *rep,
+static void table_row(FILE *out, const struct pts_report_input *rep,
 		      const struct pts_cgroup_entry *e,
 		      const bool shown[NR_CG_COLS], int room)
 {
@@ -281,7 +292,7 @@ static int longest_name(const struct pts_snapshot *s, int rows, bool active)
  * go, the lowest keep first, until the longest name fits in that, and
  * those gone are named; the name's room, what is left (0: no limit)
  */
-static int fit_names(FILE *out, const struct pts_report *rep,
+static int fit_names(FILE *out, const struct pts_report_input *rep,
 		     bool shown[NR_CG_COLS], int width, int longest)
 {
 	int widths[NR_CG_COLS], keep[NR_CG_COLS], used = -1;
@@ -313,7 +324,7 @@ static int fit_names(FILE *out, const struct pts_report *rep,
 	return width - used - 2;
 }
 
-void report_cgroups_text(FILE *out, const struct pts_report *rep,
+void report_cgroups_text(FILE *out, const struct pts_report_input *rep,
 			 const struct pts_snapshot *s, int rows, bool active,
 			 int width)
 {

@@ -10,7 +10,7 @@
 #include "data/hist.h"
 #include "data/selfcheck.h"
 #include "engine/batch_check.h"
-#include "views/report.h"
+#include "render/report.h"
 
 #define THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
 
@@ -68,7 +68,7 @@ static json_object *thp_settings_json(void)
 	return thp;
 }
 
-json_object *report_system_json(const struct pts_report *rep)
+json_object *report_system_json(const struct pts_report_input *rep)
 {
 	json_object *sys = json_object_new_object();
 
@@ -175,7 +175,7 @@ static json_object *metric_json(const struct pts_choice *ch)
 	return m;
 }
 
-json_object *report_metrics_json(const struct pts_report *rep)
+json_object *report_metrics_json(const struct pts_report_input *rep)
 {
 	json_object *metrics = json_object_new_object();
 	int i;
@@ -347,7 +347,8 @@ static const char *collapse_name(const void *ctx, int status)
 	return kfeatures_scan_result(ctx, status);
 }
 
-void report_schema_ctx(const struct pts_report *rep, struct pts_schema_ctx *sc)
+void report_schema_ctx(const struct pts_report_input *rep,
+		       struct pts_schema_ctx *sc)
 {
 	memset(sc, 0, sizeof(*sc));
 	sc->eng = rep->eng;
@@ -361,45 +362,67 @@ void report_schema_ctx(const struct pts_report *rep, struct pts_schema_ctx *sc)
 	}
 }
 
-static json_object *procs_json(const struct pts_report *rep,
+/*
+ * A process's value of @f: a number, or an object by label value where
+ * orders and results appear only when not 0 (classes always do)
+ */
+static json_object *proc_value_json(const struct pts_schema_ctx *sc,
+				    const struct pts_field *f,
+				    const struct pts_proc *p)
+{
+	json_object *o;
+	unsigned int i;
+	char buf[32];
+	uint64_t v;
+
+	if (f->label == PTS_LABEL_NONE)
+		return json_u64(schema_proc_counter(f, p, 0));
+	o = json_object_new_object();
+	for (i = 0; i < schema_label_count(f); i++) {
+		v = schema_proc_counter(f, p, i);
+		if (!v && f->label != PTS_LABEL_CLASS)
+			continue;
+		json_object_object_add(o, schema_label_value(sc, f, i, buf,
+							     sizeof(buf)),
+				       json_u64(v));
+	}
+	return o;
+}
+
+/* @sec's fields kept per process, then its rows kept only per row */
+static void proc_section_json(json_object *o, const struct pts_schema_ctx *sc,
+			      const struct pts_section *sec,
+			      const struct pts_proc *p)
+{
+	const struct pts_field *f;
+	size_t i;
+
+	for (i = 0; i < pts_nr_fields + pts_nr_row_fields; i++) {
+		f = i < pts_nr_fields ? &pts_fields[i] :
+			&pts_row_fields[i - pts_nr_fields];
+		if (f->section == sec && schema_field_per_proc(f))
+			json_object_object_add(o, f->proc_key,
+					       proc_value_json(sc, f, p));
+	}
+}
+
+static json_object *procs_json(const struct pts_report_input *rep,
 			       const struct pts_snapshot *s)
 {
 	json_object *arr = json_object_new_array();
-	char size[16];
-	size_t i;
-	int c;
-	unsigned int order;
+	const struct pts_proc *p;
+	struct pts_schema_ctx sc;
+	json_object *o;
+	size_t i, sec;
 
+	report_schema_ctx(rep, &sc);
 	for (i = 0; i < s->nr_procs; i++) {
-		const struct pts_proc *p = &s->procs[i].stats;
-		json_object *o = json_object_new_object();
-		json_object *calls = json_object_new_object();
-		json_object *alloc = json_object_new_object();
-		json_object *fallback = json_object_new_object();
-		json_object *charge = json_object_new_object();
-
+		p = &s->procs[i].stats;
+		o = json_object_new_object();
 		json_object_object_add(o, "pid", json_object_new_int(s->procs[i].tgid));
 		json_object_object_add(o, "comm", fmt_json_string(p->comm));
-		for (c = 0; c < PTS_MREMAP_CLASSES; c++)
-			json_object_object_add(calls, mremap_class_name(c),
-					       json_u64(p->mremap_calls[c]));
-		json_object_object_add(o, "mremap_calls", calls);
-		json_object_object_add(o, "mremap_ns", json_u64(p->mremap_ns));
-		for (order = 0; order < PTS_MAX_ORDER; order++) {
-			fmt_order_size(size, sizeof(size), order, rep->page_size);
-			if (p->fault_alloc[order])
-				json_object_object_add(alloc, size,
-						       json_u64(p->fault_alloc[order]));
-			if (p->fault_fallback[order])
-				json_object_object_add(fallback, size,
-						       json_u64(p->fault_fallback[order]));
-			if (p->fault_fallback_charge[order])
-				json_object_object_add(charge, size,
-						       json_u64(p->fault_fallback_charge[order]));
-		}
-		json_object_object_add(o, "fault_alloc", alloc);
-		json_object_object_add(o, "fault_fallback", fallback);
-		json_object_object_add(o, "fault_fallback_charge", charge);
+		for (sec = 0; sec < pts_nr_sections; sec++)
+			proc_section_json(o, &sc, &pts_sections[sec], p);
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -456,12 +479,17 @@ static json_object *cgroup_json(const struct pts_schema_ctx *sc,
 	kube_json(o, e->kube);
 	cgroup_snapshot(view, &e->stats);
 	for (i = 0; i < pts_nr_sections; i++)
-		if (pts_sections[i].per_cgroup &&
+		if (schema_section_per_cgroup(&pts_sections[i]) &&
 		    schema_section_attached(sc, &pts_sections[i]))
 			json_object_object_add(o, pts_sections[i].key,
 					       section_json(sc, &pts_sections[i],
 							    view, true));
-	json_object_object_add(o, "mremap_ns", json_u64(e->stats.mremap_ns));
+	for (i = 0; i < pts_nr_row_fields; i++)
+		if (schema_field_per_cgroup(&pts_row_fields[i]))
+			json_object_object_add(o, pts_row_fields[i].key,
+					       json_u64(schema_cgroup_counter(
+							&pts_row_fields[i],
+							&e->stats, 0)));
 	return o;
 }
 
@@ -483,7 +511,7 @@ static json_object *cgroups_json(const struct pts_schema_ctx *sc,
 }
 
 /* A metric's values appear only when it is attached; never as zeros. */
-json_object *report_snapshot_json(const struct pts_report *rep,
+json_object *report_snapshot_json(const struct pts_report_input *rep,
 				  const struct pts_snapshot *snap)
 {
 	json_object *root = json_object_new_object();
@@ -590,7 +618,7 @@ int report_write_json_to(json_object *root, FILE *out, const char *path)
 	return report_close(out, path);
 }
 
-json_object *report_selfcheck_json(const struct pts_report *rep,
+json_object *report_selfcheck_json(const struct pts_report_input *rep,
 				   const struct pts_snapshot *snap,
 				   const struct kcounters *kc)
 {

@@ -8,23 +8,33 @@
 #include <json-c/json.h>
 #include "data/collector.h"
 #include "data/kcounters.h"
-#include "data/report_input.h"	/* struct pts_report */
+#include "data/report_input.h"	/* struct pts_report_input */
 #include "data/schema.h"
-#include "views/options.h"	/* enum pts_sort */
 
-json_object *report_system_json(const struct pts_report *rep);
+/* the orders of the process and cgroup tables (top -s) */
+enum pts_sort {
+	PTS_SORT_ACTIVITY = 0,	/* mremap calls + hugepage faults */
+	PTS_SORT_MREMAP,
+	PTS_SORT_FAULTS,
+	PTS_SORT_LATENCY,	/* mean mremap latency */
+	PTS_SORT_PID,
+};
+#define PTS_NR_SORTS	(PTS_SORT_PID + 1)
+
+json_object *report_system_json(const struct pts_report_input *rep);
 /* the schema context of @rep: engine, page size, khugepaged result names */
-void report_schema_ctx(const struct pts_report *rep, struct pts_schema_ctx *sc);
-json_object *report_metrics_json(const struct pts_report *rep);
-json_object *report_snapshot_json(const struct pts_report *rep,
+void report_schema_ctx(const struct pts_report_input *rep,
+		       struct pts_schema_ctx *sc);
+json_object *report_metrics_json(const struct pts_report_input *rep);
+json_object *report_snapshot_json(const struct pts_report_input *rep,
 				  const struct pts_snapshot *snap);
 /*
  * The status of each metric; the unavailable ones refer by number to a
  * list of reasons after them, each reason given once.
  */
-void report_metric_status(FILE *out, const struct pts_report *rep);
+void report_metric_status(FILE *out, const struct pts_report_input *rep);
 /* @why's number in report_metric_status()'s list, 0 if not in it */
-int report_reason_number(const struct pts_report *rep, const char *why);
+int report_reason_number(const struct pts_report_input *rep, const char *why);
 /*
  * @text word-wrapped from column @col to lines of at most 100 columns,
  * continuation lines starting at column @indent; returns the column.
@@ -46,20 +56,28 @@ void report_table_cells(FILE *out, int n, const bool shown[],
  */
 int report_fit_columns(int n, const int width[], const int keep[],
 		       bool shown[], int room);
-void report_metric_line(FILE *out, const struct pts_report *rep);
-void report_snapshot_text(FILE *out, const struct pts_report *rep,
+void report_metric_line(FILE *out, const struct pts_report_input *rep);
+void report_snapshot_text(FILE *out, const struct pts_report_input *rep,
 			  const struct pts_snapshot *snap, bool hists);
 /*
  * The self-check of @snap against @kc, the kernel's counters over the
  * same window (data/selfcheck.h): a line per count above the kernel's
  * (stat text, after the kernel counters), a "self_check" object (JSON).
  */
-void report_selfcheck_text(FILE *out, const struct pts_report *rep,
+void report_selfcheck_text(FILE *out, const struct pts_report_input *rep,
 			   const struct pts_snapshot *snap,
 			   const struct kcounters *kc);
-json_object *report_selfcheck_json(const struct pts_report *rep,
+json_object *report_selfcheck_json(const struct pts_report_input *rep,
 				   const struct pts_snapshot *snap,
 				   const struct kcounters *kc);
+/* the processes of @s in top's -s @key order: largest first, then by pid */
+void report_sort_procs(struct pts_snapshot *s, enum pts_sort key);
+/*
+ * The per-process table of @d, an interval of @span seconds: @rows
+ * processes at most, in @width columns (report_procs.c)
+ */
+void report_procs_text(FILE *out, const struct pts_snapshot *d,
+		       uint64_t page_size, int rows, int width, double span);
 /* the per-cgroup rows of @s in the order of top's -s @key */
 void report_sort_cgroups(struct pts_snapshot *s, enum pts_sort key);
 /*
@@ -67,7 +85,7 @@ void report_sort_cgroups(struct pts_snapshot *s, enum pts_sort key);
  * without the cgroups that did nothing (top's intervals).  Nothing when
  * the tracer keeps no per-cgroup rows.
  */
-void report_cgroups_text(FILE *out, const struct pts_report *rep,
+void report_cgroups_text(FILE *out, const struct pts_report_input *rep,
 			 const struct pts_snapshot *s, int rows, bool active,
 			 int width);
 /* 0 when -o @path can be opened for writing, else -errno; it stays as it was */

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "data/format.h"
-#include "views/diff_format.h"
-#include "views/values.h"
+#include "render/diff_format.h"
+#include "render/values.h"
 
 #define SAFE_NAME_LEN	FMT_ESCAPED_LEN(DIFF_NAME_LEN)	/* an escaped name */
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A log2 histogram as text: one bcc-style row per used slot. */
 #include "data/hist.h"
-#include "views/hist_print.h"
+#include "render/hist_print.h"
 
 #define HIST_BAR_WIDTH 30
 

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "data/format.h"
-#include "views/values.h"
+#include "render/values.h"
 
 /* a count: with thousands separators ("%'" of the locale: LC_NUMERIC) */
 static const char *fmt_count(char *buf, size_t len, double value)

@@ -2,7 +2,7 @@
 /* The kernel's hugepage counters of a stat run, as JSON and as text. */
 #include <stdio.h>
 #include <string.h>
-#include "views/kcounters_report.h"
+#include "render/kcounters_report.h"
 
 json_object *kcounters_json(const struct kcounters *kc)
 {
