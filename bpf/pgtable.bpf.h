@@ -235,6 +235,39 @@ static long memmap_scan_section(__u64 i, struct memmap_scan *ms)
 	return 0;
 }
 
+#ifndef PTS_BPF_FALLBACK
+static void memmap_scan(struct memmap_scan *ms)
+{
+	bpf_loop(MEMMAP_ROOTS_SCANNED * ms->per_root, memmap_scan_section, ms, 0);
+}
+#else
+/* sections of one root: 4 KiB / 16 bytes, up to 16 KiB / 16 bytes */
+#define MEMMAP_SECTIONS_MAX	1024
+
+/*
+ * Without bpf_loop() (5.17), bounded loops: the first root that exists,
+ * then its sections.  A root is allocated only for a present section
+ * (sparse_index_init(), from memory_present(), mm/sparse.c 5.10..7.3),
+ * so the first one holds the first present section, which the flat
+ * scan above would find too.
+ */
+static void memmap_scan(struct memmap_scan *ms)
+{
+	__u64 r, s;
+
+	for (r = 0; r < MEMMAP_ROOTS_SCANNED; r++) {
+		memmap_scan_section(r * ms->per_root, ms);
+		if (ms->root)
+			break;
+	}
+	for (s = 1; s < MEMMAP_SECTIONS_MAX && ms->root && !ms->found; s++) {
+		if (s >= ms->per_root)
+			break;
+		memmap_scan_section(r * ms->per_root + s, ms);
+	}
+}
+#endif
+
 static __noinline __u64 memmap_find(void)
 {
 	struct memmap_scan ms = {};
@@ -247,7 +280,7 @@ static __noinline __u64 memmap_find(void)
 		      bpf_core_type_size(struct mem_section);
 	if (!ms.per_root)
 		return MEMMAP_MISSING;
-	bpf_loop(MEMMAP_ROOTS_SCANNED * ms.per_root, memmap_scan_section, &ms, 0);
+	memmap_scan(&ms);
 	return ms.found ? ms.found : MEMMAP_MISSING;
 }
 
