@@ -153,12 +153,13 @@ def compare(label, oracle, mode, blocks, keys=SHARED_KEYS + BATCH_KEYS):
         comment("  case %s: %s" % (d[0], d[1:]))
 
 
-def model(c, geo, realign):
+def model(c, geo, realign, move_pud=True):
     """Level counts of moving a fully written region without THP: the
-    move_page_tables() loop (mm/mremap.c, 5.11+) with HAVE_MOVE_PUD and
-    HAVE_MOVE_PMD, and from 6.7 try_realign_addr() to the PMD boundary
-    below when source and destination are equally misaligned and nothing
-    is mapped beneath them (true for every case: own slots)."""
+    move_page_tables() loop (mm/mremap.c) with HAVE_MOVE_PUD (5.11+; before,
+    MOVE_PUD false, the loop starts at the PMD step) and HAVE_MOVE_PMD, and
+    from 6.7 try_realign_addr() to the PMD boundary below when source and
+    destination are equally misaligned and nothing is mapped beneath them
+    (true for every case: own slots)."""
     page, pmd, pud = geo
     old, new, end = c["src"], c["dst"], c["src"] + c["len"]
     off = old & (pmd - 1)
@@ -173,7 +174,7 @@ def model(c, geo, realign):
 
     while old < end:
         ext = extent(pud)
-        if ext == pud:
+        if move_pud and ext == pud:
             lv["pud"] += 1
         else:
             ext = extent(pmd)
@@ -188,7 +189,8 @@ def model(c, geo, realign):
     return lv
 
 
-def check_geometry(label, mode, blocks, realign, keys=SHARED_KEYS):
+def check_geometry(label, mode, blocks, realign, keys=SHARED_KEYS,
+                   move_pud=True):
     """1 check: every fully written case without THP gives the geometry's
     counts (at least one such case must have run)."""
     header, got, _ = calls(blocks, mode)
@@ -202,7 +204,7 @@ def check_geometry(label, mode, blocks, realign, keys=SHARED_KEYS):
         if c["write"] != "all" or c["thp"]:
             continue
         checked += 1
-        want = model(c, geo, realign)
+        want = model(c, geo, realign, move_pud)
         d = {k: (want[k], (lv or {}).get(k)) for k in keys
              if want[k] != (lv or {}).get(k)}
         if d:

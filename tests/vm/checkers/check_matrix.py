@@ -44,7 +44,7 @@ class Geometry:
         return (self.page << order) // KIB
 
 
-def expect(geo, populate):
+def expect(geo, populate, move_pud=True):
     """scenario -> (size, expected mremap level counts for one call).
     POPULATE is how the PUD-sized scenarios (pud, off4k, mixed) were
     written: "full" (every page), or "sparse" (ptscope-bench --populate
@@ -65,12 +65,17 @@ def expect(geo, populate):
     split:    two PMD THPs whose destination is off by a page: both split,
               extents [0,PMD-page) [PMD-page,PMD) [PMD,2PMD-page)
               [2PMD-page,2PMD), every page a PTE
+
+    MOVE_PUD false (before 5.11, no CONFIG_HAVE_MOVE_PUD): the loop of
+    move_page_tables() (mm/mremap.c, 5.10) never tries a PUD entry, so
+    a PUD-aligned PUD moves as its ptrs PMD entries.
     """
     page, ptrs, pmd, pud = geo.page, geo.ptrs, geo.pmd, geo.pud
     sparse = populate == "sparse"
     pte_pages = ptrs // 2 + 3
+    puds, pud_pmds = (1, 0) if move_pud else (0, ptrs)
     return {
-        "pud": (pud, dict(pud_moved=1, pud_fallback=0, pmd_moved=0,
+        "pud": (pud, dict(pud_moved=puds, pud_fallback=0, pmd_moved=pud_pmds,
                           huge_pmd_moved=0, pte_extents=0, ptes=0,
                           pte_extent_bytes=0, thp_splits=0)),
         "pmd": (8 * pmd, dict(pud_moved=0, pmd_moved=8, huge_pmd_moved=0,
@@ -88,7 +93,7 @@ def expect(geo, populate):
                             ptes=pud // pmd if sparse else pud // page,
                             pte_extent_bytes=pud)),
         "mixed": (pud + 2 * pmd + 3 * page,
-                  dict(pud_moved=1, pud_fallback=0, pmd_moved=2,
+                  dict(pud_moved=puds, pud_fallback=0, pmd_moved=pud_pmds + 2,
                        pmd_fallback=0, huge_pmd_moved=0, pte_extents=1,
                        ptes=1 if sparse else 3, pte_extent_bytes=3 * page)),
         "split": (2 * pmd, dict(pud_moved=0, pmd_moved=0, huge_pmd_moved=0,
@@ -122,9 +127,9 @@ def guest_geometry(blocks):
     return Geometry(int(words["page"])), words["populate_pud"]
 
 
-def guest_expect(blocks):
-    """expect() for what this guest ran"""
-    return expect(*guest_geometry(blocks))
+def guest_expect(label, blocks):
+    """expect() for what the guest of kernel LABEL ran"""
+    return expect(*guest_geometry(blocks), kernel_row(label).move_pud)
 
 
 def level_keys(label):
@@ -186,11 +191,26 @@ def check_geometry(label, blocks):
 VERIFIER_BUDGET = 100000
 
 
+def reports_verified_insns(label):
+    """bpf_prog_info.verified_insns exists from 5.16 (kernel/bpf/syscall.c)"""
+    version = tuple(int(x) for x in kernel_row(label).version.split("."))
+    return version >= (5, 16)
+
+
 def check_verifier_cost(label, mode, probe):
     """every attached program verified within VERIFIER_BUDGET; the kernel
-    says how many instructions it went through (bpf_prog_info, 5.16+)"""
+    says how many instructions it went through (bpf_prog_info, 5.16+).
+    An older kernel does not say: then every program must have loaded, and
+    none may claim a count."""
     hooks = probe.get("hooks", [])
     costs = sorted((h.get("verified_insns", 0), h["program"]) for h in hooks)
+    if not reports_verified_insns(label):
+        told = [p for n, p in costs if n > 0]
+        tap(bool(hooks) and not told,
+            "%s %s: %d programs loaded; %s reports no verified instruction "
+            "count before 5.16%s" % (label, mode, len(costs), label,
+                                     ", yet claimed: " + " ".join(told) if told else ""))
+        return
     unknown = [p for n, p in costs if n <= 0]
     top = costs[-1] if costs else (0, "none")
     tap(bool(hooks) and not unknown and top[0] <= VERIFIER_BUDGET,
@@ -285,7 +305,7 @@ def check_scenario(label, mode, name, blocks):
     if levels is None or mpt is None:
         tap(False, "%s %s %s: levels or move_page_tables missing" % (label, mode, name))
         return
-    size, want = guest_expect(blocks)[name]
+    size, want = guest_expect(label, blocks)[name]
     want = dict(want)
     # before 6.5 no helper sees the PTE table: the count is absent, never
     # zero, and the metric says it is inferred; from 6.5 the markers, with
@@ -443,13 +463,15 @@ def check_snoop(label, mode, blocks):
         return
     events = [json.loads(l) for l in text.splitlines() if l.strip()]
     moves = [e for e in events if e["type"] == "mremap"]
-    want = {"pud": 1, "pmd": 2, "huge_pmd": 0, "fallbacks": 0, "pte_extents": 1}
+    mixed = guest_expect(label, blocks)["mixed"][1]
+    want = {"pud": mixed["pud_moved"], "pmd": mixed["pmd_moved"], "huge_pmd": 0,
+            "fallbacks": 0, "pte_extents": 1}
     got = None
     if len(moves) == 1 and "levels" in moves[0]["mremap"]:
         lv = moves[0]["mremap"]["levels"]
         got = {k: lv[k] for k in want}
         if kernel_row(label).pte_marker:
-            want["ptes"] = guest_expect(blocks)["mixed"][1]["ptes"]
+            want["ptes"] = mixed["ptes"]
             got["ptes"] = lv.get("ptes")
     tap(got == want and moves[0]["mremap"]["class"] == "pud",
         "%s %s snoop: one mixed mremap event with levels %s" % (label, mode, got))
@@ -570,7 +592,8 @@ def level_units(label, mode, cases):
          lambda b: check_levels.check_run(label, mode, b, cases)),
         ("%s %s levels geometry" % (label, mode), 1,
          lambda b: check_levels.check_geometry(label, mode, b,
-                                               kernel_row(label).realigns, keys)),
+                                               kernel_row(label).realigns, keys,
+                                               kernel_row(label).move_pud)),
         ("%s %s levels issue case" % (label, mode), 2,
          lambda b: check_levels.check_issue_case(label, mode, b, True,
                                                  kernel_row(label).pte_marker,

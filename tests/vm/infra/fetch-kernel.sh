@@ -7,8 +7,9 @@
 #   VERSION-ARCH: a kernel of tests/vm/infra/kernels.tsv, e.g. 6.12 amd64
 #
 # A kernel without a pin there (6.1, 6.12) comes from the machine's own apt
-# sources (bookworm, bookworm-security), newest first.  A pinned one (7.3)
-# comes from trixie-backports through a private apt configuration under
+# sources (bookworm, bookworm-security), newest first.  A pinned one comes
+# from the suite the table names (7.3 from trixie-backports, 5.10 from
+# bullseye) through a private apt configuration under
 # the cache (its own sources list, lists and archive directories; the
 # machine's sources are never touched), at the pinned version, its .deb
 # SHA-256 sums checked against the table's.
@@ -80,43 +81,70 @@ if command -v flock >/dev/null 2>&1; then
 fi
 
 # ---------------------------------------------------------------- pinned
-# Debian 13 backports, pinned: the kernel image is in linux-binary-*, its
-# config in linux-base-* (the linux-image-* packages are meta packages).
+# A pinned kernel comes from a Debian suite the machine's sources lack,
+# through a private apt configuration (kernel/bpo-apt.sh), its .debs'
+# SHA-256 sums checked against the table's.  Debian 13 backports split
+# the image (linux-binary-*, under usr/lib/modules/RELEASE/) from its
+# config (linux-base-*; the linux-image-* packages there are meta
+# packages); Debian 11's linux-image-* holds boot/vmlinuz-* and
+# boot/config-* itself.
 # shellcheck source=../../../kernel/bpo-apt.sh
 . "$here/../../../kernel/bpo-apt.sh"
 
-fetch_backports() {
-    local release deb_arch bin_sha base_sha root f pkg sha debs
-    release=${package#linux-binary-}	# 7.3.4+deb13-cloud-amd64
+# download_checked SUITE PACKAGE SHA: PACKAGE (name:arch=version) into
+# $work, checked, and extracted into $work/root
+download_checked() {
+    local suite=$1 spec=$2 sha=$3 name=${2%%:*} debs
+    (cd "$work" && suite_apt "$suite" download "$spec" >&2) ||
+        die "apt-get download of $spec from $suite failed; the pinned version may have left $suite"
+    debs=("$work/${name}_"*.deb)
+    [[ -f ${debs[0]} ]] || die "apt-get download left no $name .deb in $work"
+    echo "$sha  ${debs[0]}" | sha256sum -c --quiet - >&2 ||
+        die "${debs[0]##*/}: SHA-256 differs from the pinned $sha"
+    dpkg -x "${debs[0]}" "$work/root" || die "dpkg -x ${debs[0]##*/} failed"
+}
+
+# the image and config of linux-binary-RELEASE + linux-base-RELEASE
+extract_backports() {
+    local release=$1 modules=$work/root/usr/lib/modules/$1
+    [[ -s $modules/vmlinuz ]] || die "no vmlinuz in linux-binary-$release"
+    cp "$modules/vmlinuz" "$work/out/vmlinuz"
+    cp "$modules/config" "$work/out/config" 2>/dev/null || true
+}
+
+# the image and config of linux-image-RELEASE
+extract_image() {
+    local release=$1
+    [[ -s $work/root/boot/vmlinuz-$release ]] || die "no boot/vmlinuz-$release in linux-image-$release"
+    cp "$work/root/boot/vmlinuz-$release" "$work/out/vmlinuz"
+    cp "$work/root/boot/config-$release" "$work/out/config" 2>/dev/null || true
+}
+
+fetch_pinned() {
+    local suite deb_arch bin_sha base_sha release
+    suite=$(kernel_field "$VERSION-$ARCH" suite)
     deb_arch=$(kernel_field "$VERSION-$ARCH" deb_arch)
     bin_sha=$(kernel_field "$VERSION-$ARCH" sha256_binary)
     base_sha=$(kernel_field "$VERSION-$ARCH" sha256_base)
-    root=$CACHE_ROOT/apt-bpo
-    log "updating the private trixie-backports lists in $root"
-    bpo_update || die "apt-get update of trixie-backports failed (network? mirror: set PTSCOPE_DEBIAN_MIRROR)"
+    [[ $suite != - ]] || die "$VERSION-$ARCH is pinned but names no suite in kernels.tsv"
+    log "updating the private $suite lists in $(suite_root "$suite")"
+    suite_update "$suite" || die "apt-get update of $suite failed (network? mirror: set PTSCOPE_DEBIAN_MIRROR)"
     work=$(mktemp -d "$CACHE_ROOT/kernels/.tmp.$VERSION-$ARCH.XXXXXX")
     trap 'rm -rf "$work"' EXIT
     chmod 755 "$work"
     id _apt >/dev/null 2>&1 && chown _apt "$work" 2>/dev/null
-    (cd "$work" && bpo_apt download \
-        "linux-binary-$release:$deb_arch=$pin" \
-        "linux-base-$release:$deb_arch=$pin" >&2) ||
-        die "apt-get download of the $release kernel ($pin) failed; the pinned version may have left trixie-backports"
-    for f in "linux-binary $bin_sha" "linux-base $base_sha"; do
-        read -r pkg sha <<<"$f"
-        debs=("$work/$pkg-${release}_"*"_$deb_arch.deb")
-        [[ -f ${debs[0]} ]] || die "apt-get download left no $pkg-$release .deb in $work"
-        echo "$sha  ${debs[0]}" | sha256sum -c --quiet - >&2 ||
-            die "${debs[0]##*/}: SHA-256 differs from the pinned $sha"
-        dpkg -x "${debs[0]}" "$work/root" || die "dpkg -x ${debs[0]##*/} failed"
-    done
-    local modules=$work/root/usr/lib/modules/$release
-    [[ -s $modules/vmlinuz ]] || die "no vmlinuz in linux-binary-$release"
     mkdir "$work/out"
-    cp "$modules/vmlinuz" "$work/out/vmlinuz"
-    cp "$modules/config" "$work/out/config" 2>/dev/null || true
+    download_checked "$suite" "$package:$deb_arch=$pin" "$bin_sha"
+    if [[ $package == linux-binary-* ]]; then
+        release=${package#linux-binary-}	# 7.3.4+deb13-cloud-amd64
+        download_checked "$suite" "linux-base-$release:$deb_arch=$pin" "$base_sha"
+        extract_backports "$release"
+    else
+        release=${package#linux-image-}		# 5.10.0-32-cloud-amd64
+        extract_image "$release"
+    fi
     echo "$release" >"$work/out/release"
-    echo "linux-binary-$release $pin" >"$work/out/package"
+    echo "$package $pin" >"$work/out/package"
     rm -rf "$DIR"
     mv "$work/out" "$DIR"
     log "cached $release in $DIR"
@@ -124,7 +152,7 @@ fetch_backports() {
 }
 
 if [[ $pin != - ]]; then
-    fetch_backports
+    fetch_pinned
     exit 0
 fi
 
