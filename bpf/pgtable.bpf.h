@@ -203,7 +203,8 @@ __u64 memmap_base = MEMMAP_UNKNOWN;
 struct memmap_scan {
 	__u64 roots;
 	__u32 per_root;
-	struct mem_section *root;	/* of the section at hand */
+	/* of the section at hand (a number: a global function's argument) */
+	__u64 root;
 	__u64 found;
 };
 
@@ -222,10 +223,10 @@ static long memmap_scan_section(__u64 i, struct memmap_scan *ms)
 
 	if (!s && bpf_probe_read_kernel(&ms->root, sizeof(ms->root),
 					(void *)(ms->roots + i / ms->per_root * 8)))
-		ms->root = NULL;
+		ms->root = 0;
 	if (!ms->root)
 		return 0;	/* no sections under this root */
-	sec = (void *)ms->root + s * bpf_core_type_size(struct mem_section);
+	sec = (void *)(ms->root + s * bpf_core_type_size(struct mem_section));
 	map = BPF_CORE_READ(sec, section_mem_map);
 	/* SECTION_MARKED_PRESENT | SECTION_HAS_MEM_MAP */
 	if ((map & 3) == 3 && (map & ~MEMMAP_FLAG_BITS)) {
@@ -245,6 +246,26 @@ static void memmap_scan(struct memmap_scan *ms)
 #define MEMMAP_SECTIONS_MAX	1024
 
 /*
+ * Sections 1.. of the root at @first (its section 0 was read with the
+ * root).  A global function: the verifier checks it once, where inlined
+ * after the loop over the roots it walked every section once per root
+ * that loop could stop at (past its million instructions on 7.3).
+ */
+__noinline int memmap_scan_root(struct memmap_scan *ms, __u64 first)
+{
+	__u64 s;
+
+	if (!ms)
+		return 0;
+	for (s = 1; s < MEMMAP_SECTIONS_MAX && !ms->found; s++) {
+		if (s >= ms->per_root)
+			break;
+		memmap_scan_section(first + s, ms);
+	}
+	return 0;
+}
+
+/*
  * Without bpf_loop() (5.17), bounded loops: the first root that exists,
  * then its sections.  A root is allocated only for a present section
  * (sparse_index_init(), from memory_present(), mm/sparse.c 5.10..7.3),
@@ -253,18 +274,15 @@ static void memmap_scan(struct memmap_scan *ms)
  */
 static void memmap_scan(struct memmap_scan *ms)
 {
-	__u64 r, s;
+	__u64 r;
 
 	for (r = 0; r < MEMMAP_ROOTS_SCANNED; r++) {
 		memmap_scan_section(r * ms->per_root, ms);
 		if (ms->root)
 			break;
 	}
-	for (s = 1; s < MEMMAP_SECTIONS_MAX && ms->root && !ms->found; s++) {
-		if (s >= ms->per_root)
-			break;
-		memmap_scan_section(r * ms->per_root + s, ms);
-	}
+	if (ms->root && !ms->found)
+		memmap_scan_root(ms, r * ms->per_root);
 }
 #endif
 
