@@ -22,8 +22,13 @@ DEPFLAGS := -MMD -MP
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Ibpf
 
 BPF_NAMES := mremap thp task
-BPF_OBJS := $(patsubst %,$(BPF_OUT)/%.bpf.o,$(BPF_NAMES))
-SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_NAMES))
+# each object twice: as written, and NAME_fallback for kernels without
+# task-local storage or bpf_loop() (-DPTS_BPF_FALLBACK, bpf/ptscope.bpf.h)
+BPF_BUILDS := $(BPF_NAMES) $(patsubst %,%_fallback,$(BPF_NAMES))
+BPF_OBJS := $(patsubst %,$(BPF_OUT)/%.bpf.o,$(BPF_BUILDS))
+SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_BUILDS))
+BPF_DEPS := bpf/ptscope.bpf.h bpf/pgtable.bpf.h include/ptscope/ptscope.h \
+	include/ptscope/counters.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
 # one directory per layer; a layer includes only the ones below it:
 # engine (attach) <- data (maps to meaning) <- maps (ptscope maps' page
 # readers) <- tracer (engine and data attached as one) <- export <- views
@@ -107,9 +112,14 @@ DEPS_IMAGE_PKGS := buildah skopeo umoci podman runc catatonit \
 
 all: $(PTSCOPE) $(BENCH) $(CASES) $(FLOOR)
 
-$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c bpf/ptscope.bpf.h bpf/pgtable.bpf.h include/ptscope/ptscope.h include/ptscope/counters.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
+$(BPF_OUT)/%.bpf.o: bpf/%.bpf.c $(BPF_DEPS)
 	@mkdir -p $(BPF_OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
+
+$(BPF_OUT)/%_fallback.bpf.o: bpf/%.bpf.c $(BPF_DEPS)
+	@mkdir -p $(BPF_OUT)
+	$(CLANG) $(BPF_CFLAGS) -DPTS_BPF_FALLBACK -c $< -o $@.tmp
 	$(LLVM_STRIP) -g $@.tmp -o $@ && rm -f $@.tmp
 
 $(BPF_OUT)/floor.bpf.o: bench/floor.bpf.c vmlinux/$(ARCH)/vmlinux.h

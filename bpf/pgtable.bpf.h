@@ -203,7 +203,8 @@ __u64 memmap_base = MEMMAP_UNKNOWN;
 struct memmap_scan {
 	__u64 roots;
 	__u32 per_root;
-	struct mem_section *root;	/* of the section at hand */
+	/* of the section at hand (a number: a global function's argument) */
+	__u64 root;
 	__u64 found;
 };
 
@@ -222,10 +223,10 @@ static long memmap_scan_section(__u64 i, struct memmap_scan *ms)
 
 	if (!s && bpf_probe_read_kernel(&ms->root, sizeof(ms->root),
 					(void *)(ms->roots + i / ms->per_root * 8)))
-		ms->root = NULL;
+		ms->root = 0;
 	if (!ms->root)
 		return 0;	/* no sections under this root */
-	sec = (void *)ms->root + s * bpf_core_type_size(struct mem_section);
+	sec = (void *)(ms->root + s * bpf_core_type_size(struct mem_section));
 	map = BPF_CORE_READ(sec, section_mem_map);
 	/* SECTION_MARKED_PRESENT | SECTION_HAS_MEM_MAP */
 	if ((map & 3) == 3 && (map & ~MEMMAP_FLAG_BITS)) {
@@ -234,6 +235,56 @@ static long memmap_scan_section(__u64 i, struct memmap_scan *ms)
 	}
 	return 0;
 }
+
+#ifndef PTS_BPF_FALLBACK
+static void memmap_scan(struct memmap_scan *ms)
+{
+	bpf_loop(MEMMAP_ROOTS_SCANNED * ms->per_root, memmap_scan_section, ms, 0);
+}
+#else
+/* sections of one root: 4 KiB / 16 bytes, up to 16 KiB / 16 bytes */
+#define MEMMAP_SECTIONS_MAX	1024
+
+/*
+ * Sections 1.. of the root at @first (its section 0 was read with the
+ * root).  A global function: the verifier checks it once, where inlined
+ * after the loop over the roots it walked every section once per root
+ * that loop could stop at (past its million instructions on 7.3).
+ */
+__noinline int memmap_scan_root(struct memmap_scan *ms, __u64 first)
+{
+	__u64 s;
+
+	if (!ms)
+		return 0;
+	for (s = 1; s < MEMMAP_SECTIONS_MAX && !ms->found; s++) {
+		if (s >= ms->per_root)
+			break;
+		memmap_scan_section(first + s, ms);
+	}
+	return 0;
+}
+
+/*
+ * Without bpf_loop() (5.17), bounded loops: the first root that exists,
+ * then its sections.  A root is allocated only for a present section
+ * (sparse_index_init(), from memory_present(), mm/sparse.c 5.10..7.3),
+ * so the first one holds the first present section, which the flat
+ * scan above would find too.
+ */
+static void memmap_scan(struct memmap_scan *ms)
+{
+	__u64 r;
+
+	for (r = 0; r < MEMMAP_ROOTS_SCANNED; r++) {
+		memmap_scan_section(r * ms->per_root, ms);
+		if (ms->root)
+			break;
+	}
+	if (ms->root && !ms->found)
+		memmap_scan_root(ms, r * ms->per_root);
+}
+#endif
 
 static __noinline __u64 memmap_find(void)
 {
@@ -247,7 +298,7 @@ static __noinline __u64 memmap_find(void)
 		      bpf_core_type_size(struct mem_section);
 	if (!ms.per_root)
 		return MEMMAP_MISSING;
-	bpf_loop(MEMMAP_ROOTS_SCANNED * ms.per_root, memmap_scan_section, &ms, 0);
+	memmap_scan(&ms);
 	return ms.found ? ms.found : MEMMAP_MISSING;
 }
 

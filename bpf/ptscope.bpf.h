@@ -107,16 +107,27 @@ struct {
 
 /*
  * Per-thread state of a syscall, page-table walk or fault in progress
- * (mremap.bpf.c, thp.bpf.c), in task-local storage: one lookup through
- * task->bpf_storage (kernel/bpf/bpf_task_storage.c, 5.11+) instead of a
- * tid-keyed hash update and delete per call.  bpf_task_storage_get() is in
+ * (mremap.bpf.c, thp.bpf.c).  A thread's state is "none" when its ts is
+ * 0, which the exit programs write back instead of deleting.  A failed
+ * create is counted as PTS_C_DROP_START_MAP.  Two builds of every object
+ * (the engine picks one, src/engine/bpf_features.c):
+ *
+ * The primary: task-local storage, one lookup through task->bpf_storage
+ * (kernel/bpf/bpf_task_storage.c, 5.11+) instead of a tid-keyed hash
+ * update and delete per call.  bpf_task_storage_get() is in
  * bpf_tracing_func_proto() (kernel/trace/bpf_trace.c, 5.11+), which the
  * kprobe, tracepoint, raw_tp and tracing (fentry, tp_btf) program types
  * all fall back to.  The entry lives as long as the thread: the kernel
- * frees it with the task (bpf_task_storage_free()), and a thread's state
- * is "none" when its ts is 0, which the exit programs write back instead
- * of deleting.  A failed create is counted as PTS_C_DROP_START_MAP.
+ * frees it with the task (bpf_task_storage_free()).
+ *
+ * PTS_BPF_FALLBACK (kernels before 5.11): a hash keyed by thread id,
+ * preallocated (before 6.1 tracing programs may use no other hash,
+ * check_map_prog_compatibility()), whose entries the thread's exit
+ * deletes (task.bpf.c, thread_states_free()).  The verifier resolves
+ * every map a program names before it looks for dead code
+ * (resolve_pseudo_ldimm64(), 5.10), so the choice is made at build time.
  */
+#ifndef PTS_BPF_FALLBACK
 #define THREAD_STORAGE(name, vtype)					\
 	struct {							\
 		__uint(type, BPF_MAP_TYPE_TASK_STORAGE);		\
@@ -139,6 +150,23 @@ struct {
 			count_add(PTS_C_DROP_START_MAP, 1);		\
 		__st;							\
 	})
+
+/* at the thread's exit: the kernel frees task storage with the task */
+#define thread_state_free(map)	do { } while (0)
+#else
+#define THREAD_STORAGE(name, vtype)					\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_HASH);			\
+		__uint(max_entries, PTS_MAX_THREADS);			\
+		__type(key, __u32);					\
+		__type(value, vtype);					\
+	} name SEC(".maps")
+
+#define thread_state(map)	thread_hash_get(&(map), false)
+#define thread_state_create(map)	thread_hash_get(&(map), true)
+#define thread_state_free(map)	thread_hash_free(&(map))
+#endif
+
 struct mremap_start {
 	__u64 ts;
 	__u64 addr;
@@ -356,6 +384,46 @@ static __always_inline void count_add(__u32 id, __u64 val)
 {
 	count_add_at(id, 0, val);
 }
+
+#ifdef PTS_BPF_FALLBACK
+/*
+ * A new entry of a thread-state hash starts as none: zeroes, copied from
+ * the zeroed cgroup row, larger than any thread's state (an array of its
+ * own would shift the globals that user space reads through the primary
+ * build's skeleton, src/engine/objects.c).
+ */
+_Static_assert(sizeof(struct mremap_start) <= sizeof(cgroup_zero) &&
+	       sizeof(struct mpt_walk) <= sizeof(cgroup_zero) &&
+	       sizeof(struct fault_ctx) <= sizeof(cgroup_zero),
+	       "a thread's state is larger than the zeroes it starts from");
+
+/*
+ * The current thread's entry of a thread-state hash, created (zeroed)
+ * when @create and missing: NULL when the map is full, counted as a drop.
+ */
+static __always_inline void *thread_hash_get(void *map, bool create)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	void *st = bpf_map_lookup_elem(map, &tid);
+
+	if (st || !create)
+		return st;
+	/* EEXIST: not from another thread, but keep the lookup's answer */
+	bpf_map_update_elem(map, &tid, &cgroup_zero, BPF_NOEXIST);
+	st = bpf_map_lookup_elem(map, &tid);
+	if (!st)
+		count_add(PTS_C_DROP_START_MAP, 1);
+	return st;
+}
+
+/* at the thread's exit (task.bpf.c, thp.bpf.c) */
+static __always_inline void thread_hash_free(void *map)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	bpf_map_delete_elem(map, &tid);
+}
+#endif
 
 /* @n samples of @val in histogram @id: one map lookup for all of them */
 static __always_inline void hist_add_n(__u32 id, __u64 val, __u64 n)

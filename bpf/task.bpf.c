@@ -3,7 +3,8 @@
  * Follows the process tree of "ptscope stat -- CMD": every process forked
  * by a traced process is traced too.  Keeps the per-process maps bounded:
  * what a process leaves in them goes when it exits.  Per-thread state is
- * task-local storage (ptscope.bpf.h), which the kernel frees with the task.
+ * task-local storage (ptscope.bpf.h), which the kernel frees with the
+ * task, or in the fallback build a tid-keyed hash, freed here.
  */
 #include "ptscope.bpf.h"
 
@@ -46,6 +47,23 @@ static __always_inline void process_exited(__u32 tgid)
 }
 
 /*
+ * The exiting thread's entries of the thread-state hashes (fallback
+ * build; task-local storage goes with the task).  Its fault state is
+ * what thp.bpf.c's exit program commits on the stock-tracepoint path
+ * (PTS_CFG_FAULT_CHARGE_FREE), in no promised order with this one: that
+ * program deletes it there.
+ */
+static __always_inline void thread_states_free(void)
+{
+	thread_state_free(mremap_inflight);
+	thread_state_free(mpt_inflight);
+	thread_state_free(mpt_partial);
+	thread_state_free(in_madvise);
+	if (!(cfg.flags & PTS_CFG_FAULT_CHARGE_FREE))
+		thread_state_free(fault_inflight);
+}
+
+/*
  * Runs in do_exit() of the exiting thread (current), for every thread.
  * do_exit() (kernel/exit.c, checked in 6.12) decrements signal->live
  * before trace_sched_process_exit(), so live == 0 here means this is the
@@ -59,6 +77,7 @@ static __always_inline void task_exited(void)
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
+	thread_states_free();
 	if (BPF_CORE_READ(task, signal, live.counter) == 0)
 		process_exited(pid_tgid >> 32);
 }

@@ -329,6 +329,8 @@ int BPF_PROG(thp_task_exit)
 	freed_resolve(fc, false);
 	if (fc->folio)
 		fault_pending_commit(fc, existing_proc());
+	/* in the fallback build's hash: task.bpf.c leaves it to us */
+	thread_state_free(fault_inflight);
 	return 0;
 }
 

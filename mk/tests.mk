@@ -6,7 +6,8 @@
 
 UNIT_TESTS := test_hist test_options test_engine test_catalog test_format test_diff test_stats test_prom \
 	test_schema test_listen test_httpd test_mapscan test_cgroup test_selfcheck \
-	test_kube test_schema_json test_start test_batch_check
+	test_kube test_schema_json test_start test_batch_check test_kminimum \
+	test_bpf_features
 UNIT_BINS := $(patsubst %,$(OUT)/tests/%,$(UNIT_TESTS))
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)

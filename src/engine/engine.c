@@ -390,7 +390,7 @@ static int isolate_load_failure(struct pts_engine *eng,
 		if (ch->chosen < 0)
 			continue;
 		c = &ch->metric->cands[ch->chosen];
-		if (objects_open(&alone, cfg))
+		if (objects_open(&alone, cfg, eng->bpf.fallback))
 			return marked;
 		objects_disable_all(&alone);
 		err = enable_candidate(&alone, ch);
@@ -516,7 +516,7 @@ int engine_attach(struct pts_engine *eng, const struct pts_config *base,
 		if (!any_chosen(eng))
 			return -ENOENT;
 		chosen_config(eng, base, cfg);
-		err = objects_open(&eng->objs, cfg);
+		err = objects_open(&eng->objs, cfg, eng->bpf.fallback);
 		if (err)
 			return err;
 		err = enable_chosen(eng);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "engine/bpf_features.h"
 #include "engine/catalog.h"
 #include "engine/objects.h"
 
@@ -61,6 +62,8 @@ struct pts_engine {
 	int nr_choices;
 	struct pts_choice choices[PTS_MAX_METRICS];
 	struct pts_objects objs;
+	/* which build of the objects loads: set before engine_attach() */
+	struct pts_bpf_features bpf;
 	struct bpf_link *links[PTS_MAX_LINKS];
 	int nr_links;
 	struct pts_batch_check batch_check;

@@ -11,6 +11,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "engine/kfeatures.h"
+#include "engine/kminimum.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -149,6 +150,7 @@ static void find_tracefs(struct pts_kfeatures *kf)
 
 int kfeatures_init(struct pts_kfeatures *kf)
 {
+	char why[PTS_KMINIMUM_WHY_LEN];
 	struct utsname uts;
 	int err;
 
@@ -158,12 +160,12 @@ int kfeatures_init(struct pts_kfeatures *kf)
 		snprintf(kf->machine, sizeof(kf->machine), "%s", uts.machine);
 	}
 	kf->btf = btf__load_vmlinux_btf();
-	err = libbpf_get_error(kf->btf);
-	if (err) {
+	if (libbpf_get_error(kf->btf))
 		kf->btf = NULL;
-		fprintf(stderr, "ptscope: kernel BTF not found (%s): ptscope needs "
-			"CONFIG_DEBUG_INFO_BTF=y (/sys/kernel/btf/vmlinux)\n",
-			strerror(-err));
+	err = kminimum_check(kf->release, kf->btf != NULL, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "ptscope: %s\n", why);
+		kfeatures_free(kf);
 		return err;
 	}
 	load_kallsyms(kf);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -9,6 +11,30 @@
 #include "mremap.skel.h"
 #include "thp.skel.h"
 #include "task.skel.h"
+#include "mremap_fallback.skel.h"
+#include "thp_fallback.skel.h"
+#include "task_fallback.skel.h"
+
+/*
+ * The fallback build (-DPTS_BPF_FALLBACK, bpf/ptscope.bpf.h) is the same
+ * source: the same maps, programs and globals by the same names, only
+ * the thread-state maps' type and the loops differ.  It is opened
+ * through the primary build's skeleton (open_build()), so everything
+ * that reads or writes the globals below works on either; these say
+ * the globals sit where that skeleton expects them.
+ */
+#define SAME_GLOBAL(obj, sec, var)					\
+	_Static_assert(offsetof(struct obj##_bpf__##sec, var) ==	\
+		       offsetof(struct obj##_fallback_bpf__##sec, var),	\
+		       #obj " fallback build: " #var " moved")
+SAME_GLOBAL(mremap, rodata, cfg);
+SAME_GLOBAL(mremap, bss, check_tid);
+SAME_GLOBAL(mremap, bss, lookup_rule);
+SAME_GLOBAL(mremap, bss, check_counts);
+SAME_GLOBAL(thp, rodata, cfg);
+SAME_GLOBAL(thp, bss, check_tid);
+SAME_GLOBAL(task, rodata, cfg);
+SAME_GLOBAL(task, bss, check_tid);
 
 /*
  * Maps every object declares (bpf/ptscope.bpf.h) and that all objects
@@ -55,15 +81,73 @@ static int size_ringbuf(struct bpf_object *obj, const struct pts_config *cfg)
 	return bpf_map__set_max_entries(map, (__u32)sysconf(_SC_PAGESIZE));
 }
 
-int objects_open(struct pts_objects *objs, const struct pts_config *cfg)
+/*
+ * @skel, made by the primary build's NAME_bpf__create_skeleton(), opened
+ * on the ELF of the fallback build when @fallback: what NAME_bpf__open()
+ * does, but for the choice of ELF.
+ */
+static int open_build(struct bpf_object_skeleton *skel, bool fallback,
+		      const void *fallback_elf, size_t fallback_size)
+{
+	if (fallback) {
+		skel->data = (void *)fallback_elf;
+		skel->data_sz = fallback_size;
+	}
+	return bpf_object__open_skeleton(skel, NULL);
+}
+
+static struct mremap_bpf *open_mremap(bool fallback)
+{
+	struct mremap_bpf *o = calloc(1, sizeof(*o));
+	size_t size;
+	const void *elf = mremap_fallback_bpf__elf_bytes(&size);
+
+	if (!o || mremap_bpf__create_skeleton(o) ||
+	    open_build(o->skeleton, fallback, elf, size)) {
+		mremap_bpf__destroy(o);
+		return NULL;
+	}
+	return o;
+}
+
+static struct thp_bpf *open_thp(bool fallback)
+{
+	struct thp_bpf *o = calloc(1, sizeof(*o));
+	size_t size;
+	const void *elf = thp_fallback_bpf__elf_bytes(&size);
+
+	if (!o || thp_bpf__create_skeleton(o) ||
+	    open_build(o->skeleton, fallback, elf, size)) {
+		thp_bpf__destroy(o);
+		return NULL;
+	}
+	return o;
+}
+
+static struct task_bpf *open_task(bool fallback)
+{
+	struct task_bpf *o = calloc(1, sizeof(*o));
+	size_t size;
+	const void *elf = task_fallback_bpf__elf_bytes(&size);
+
+	if (!o || task_bpf__create_skeleton(o) ||
+	    open_build(o->skeleton, fallback, elf, size)) {
+		task_bpf__destroy(o);
+		return NULL;
+	}
+	return o;
+}
+
+int objects_open(struct pts_objects *objs, const struct pts_config *cfg,
+		 bool fallback)
 {
 	int i, err;
 
 	objects_reset(objs);
 
-	objs->mremap = mremap_bpf__open();
-	objs->thp = thp_bpf__open();
-	objs->task = task_bpf__open();
+	objs->mremap = open_mremap(fallback);
+	objs->thp = open_thp(fallback);
+	objs->task = open_task(fallback);
 	if (!objs->mremap || !objs->thp || !objs->task) {
 		objects_close(objs);
 		return -errno ? -errno : -ENOMEM;

@@ -30,11 +30,16 @@ struct pts_objects {
 	int procs_exited_fd;	/* rows of processes that exited */
 	int cgroups_fd;		/* per-cgroup rows (PTS_PART_CGROUP_ROWS) */
 	int cgroup_filter_fd;	/* --cgroup: the cgroup, written after attach */
-	/* per-thread in-flight state, only the BPF side uses it */
+	/*
+	 * per-thread in-flight state, only the BPF side uses it: task
+	 * storage, or tid-keyed hashes in the fallback build
+	 */
 	int thread_fds[PTS_NR_THREAD_MAPS];
 };
 
-int objects_open(struct pts_objects *objs, const struct pts_config *cfg);
+/* the primary build of the objects, or the fallback one (engine/bpf_features.h) */
+int objects_open(struct pts_objects *objs, const struct pts_config *cfg,
+		 bool fallback);
 /* turn off autoload of every program; objects_enable() turns one on */
 void objects_disable_all(struct pts_objects *objs);
 int objects_enable(struct pts_objects *objs, enum pts_obj_id id,

@@ -90,6 +90,23 @@ static int start_cgroup_names(struct pts_tracer *t,
 	return 0;
 }
 
+/* the fallback build where the kernel lacks a feature, or where forced */
+static int choose_bpf_build(struct pts_tracer *t)
+{
+	char why[PTS_WHY_LEN];
+	int err;
+
+	err = bpf_features_force(&t->eng.bpf, getenv(PTS_BPF_FALLBACK_ENV),
+				 why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "ptscope: %s\n", why);
+		kfeatures_free(&t->kf);
+		return err;
+	}
+	bpf_features_probe(&t->eng.bpf);
+	return 0;
+}
+
 int tracer_start(struct pts_tracer *t, const struct pts_tracer_params *p)
 {
 	int err, i;
@@ -100,6 +117,9 @@ int tracer_start(struct pts_tracer *t, const struct pts_tracer_params *p)
 		return err;
 	tracer_build_config(&t->kf, p, &t->cfg);
 	engine_init(&t->eng, p->mode, p->follow_fork);
+	err = choose_bpf_build(t);
+	if (err)
+		return err;
 	for (i = 0; i < p->nr_opt_in; i++)
 		engine_opt_in(&t->eng, p->opt_in[i]);
 	t->rep.eng = &t->eng;

@@ -66,6 +66,43 @@ static void batch_check_text(FILE *out, const struct pts_engine *eng)
 	fputc('\n', out);
 }
 
+/* which build of the BPF objects loaded, feature by feature */
+static void bpf_build_text(FILE *out, const struct pts_bpf_features *bf)
+{
+	char impl[PTS_WHY_LEN];
+	int f;
+
+	fprintf(out, "\nBPF build: %s\n", bf->fallback ? "fallback" : "primary");
+	for (f = 0; f < PTS_BPF_NR_FEATURES; f++) {
+		bpf_feature_impl(bf, f, impl, sizeof(impl));
+		fprintf(out, "  %-11s %s\n", bpf_feature_name(f), impl);
+	}
+}
+
+static json_object *bpf_build_json(const struct pts_bpf_features *bf)
+{
+	json_object *root = json_object_new_object(), *feats, *one;
+	char impl[PTS_WHY_LEN];
+	int f;
+
+	json_object_object_add(root, "build", json_object_new_string(
+			bf->fallback ? "fallback" : "primary"));
+	feats = json_object_new_object();
+	for (f = 0; f < PTS_BPF_NR_FEATURES; f++) {
+		one = json_object_new_object();
+		json_object_object_add(one, "offered",
+				       json_object_new_boolean(bf->offered[f]));
+		json_object_object_add(one, "forced",
+				       json_object_new_boolean(bf->forced[f]));
+		bpf_feature_impl(bf, f, impl, sizeof(impl));
+		json_object_object_add(one, "implementation",
+				       json_object_new_string(impl));
+		json_object_object_add(feats, bpf_feature_name(f), one);
+	}
+	json_object_object_add(root, "features", feats);
+	return root;
+}
+
 static void probe_text(FILE *out, struct pts_tracer *s)
 {
 	struct pts_hook hooks[PTS_MAX_LINKS];
@@ -78,6 +115,7 @@ static void probe_text(FILE *out, struct pts_tracer *s)
 		(unsigned long long)s->rep.page_size,
 		s->kf.tracefs[0] ? s->kf.tracefs : "(none)",
 		s->kf.kprobe_pmu ? "yes" : "no");
+	bpf_build_text(out, &s->eng.bpf);
 	fprintf(out, "\nmetric                   status    path\n");
 	report_metric_status(out, &s->rep);
 	batch_check_text(out, &s->eng);
@@ -157,6 +195,7 @@ int view_probe(const struct pts_options *opts)
 		json_object_object_add(root, "system", report_system_json(&s.rep));
 		json_object_object_add(root, "metrics", report_metrics_json(&s.rep));
 		json_object_object_add(root, "hooks", hooks_json(&s));
+		json_object_object_add(root, "bpf", bpf_build_json(&s.eng.bpf));
 		json_object_object_add(root, "syscall_tax",
 				       syscall_tax_json(&s.eng));
 		ret = report_write_json(root, opts->output);

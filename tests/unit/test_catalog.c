@@ -24,7 +24,7 @@ static int open_objects(void **state)
 	struct pts_config cfg = { 0 };
 
 	libbpf_set_print(NULL);
-	return objects_open(&objs, &cfg);
+	return objects_open(&objs, &cfg, false);
 }
 
 static int close_objects(void **state)
@@ -251,6 +251,43 @@ static void test_counts_fit(void **state)
 	assert_true(nr_links <= PTS_MAX_LINKS);
 }
 
+/* the type of every per-thread state map of @o */
+static void check_thread_maps(struct pts_objects *o, enum bpf_map_type want)
+{
+	static const char *const names[PTS_NR_THREAD_MAPS] = {
+		"mremap_inflight", "mpt_inflight", "mpt_partial",
+		"fault_inflight", "in_madvise",
+	};
+	struct bpf_map *map;
+	int i, j;
+
+	for (i = 0; i < PTS_NR_OBJS; i++) {
+		for (j = 0; j < PTS_NR_THREAD_MAPS; j++) {
+			map = bpf_object__find_map_by_name(o->obj[i], names[j]);
+			assert_non_null(map);
+			assert_int_equal(bpf_map__type(map), want);
+		}
+	}
+}
+
+/*
+ * The fallback build opens through the same skeletons with every
+ * program the catalog names, its thread state in tid-keyed hashes; the
+ * primary build keeps task storage.
+ */
+static void test_fallback_build(void **state)
+{
+	struct pts_config cfg = { 0 };
+
+	check_thread_maps(&objs, BPF_MAP_TYPE_TASK_STORAGE);
+	objects_close(&objs);
+	assert_int_equal(objects_open(&objs, &cfg, true), 0);
+	check_thread_maps(&objs, BPF_MAP_TYPE_HASH);
+	test_programs_exist(state);
+	objects_close(&objs);
+	assert_int_equal(objects_open(&objs, &cfg, false), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_counts_fit),
 		cmocka_unit_test(test_syscall_tax_sections),
 		cmocka_unit_test(test_syscall_tax_flag),
+		cmocka_unit_test(test_fallback_build),
 	};
 
 	return cmocka_run_group_tests(tests, open_objects, close_objects);

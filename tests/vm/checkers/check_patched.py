@@ -54,7 +54,8 @@ def check_probe(variant, blocks):
         got = (m[metric]["status"], m[metric].get("path"))
         tap(got == ("exact", path), "%s: %s %s by %s" % (
             variant, metric, got, m[metric].get("probe", m[metric].get("reason"))))
-    cm.check_verifier_cost(variant, "auto", probe)
+    # the verifier's count exists from 5.16: asked of the kernel table's 7.3
+    cm.check_verifier_cost(BASE.label, "auto", probe)
 
 
 # the lookup rule the markers' start-up check must find on each variant
@@ -370,6 +371,53 @@ def level_units(variant, cases):
     return units
 
 
+FALLBACK = "fentry-fallback"
+
+
+def check_bpf_builds(variant, blocks):
+    """2 checks: 7.3 offers every BPF feature, so ptscope loads the
+    primary build; PTSCOPE_BPF_FALLBACK=all loads the fallback one, every
+    feature forced, and its fentry markers attach with the start-up
+    check's rule (engine/bpf_features.c)"""
+    builds = {}
+    for mode in ("auto", FALLBACK):
+        probe = json.loads(blocks.get(("probe", mode, None), "null") or "null")
+        builds[mode] = (probe or {}).get("bpf", {})
+    feats = builds["auto"].get("features", {})
+    tap(builds["auto"].get("build") == "primary" and feats and
+        all(f.get("offered") and not f.get("forced") for f in feats.values()),
+        "%s probe: BPF build %s, features offered %s" % (
+            variant, builds["auto"].get("build"),
+            {k: f.get("offered") for k, f in feats.items()}))
+    feats = builds[FALLBACK].get("features", {})
+    probe = json.loads(blocks.get(("probe", FALLBACK, None), "null") or "null")
+    m = (probe or {}).get("metrics", {})
+    got = (builds[FALLBACK].get("build"),
+           sorted(k for k, f in feats.items() if f.get("forced")),
+           m.get("mremap.levels", {}).get("path"),
+           m.get("mremap.pte_batches", {}).get("start_check", {}).get("rule"))
+    want = ("fallback", ["loop", "task-btf", "thread-map"], "fentry",
+            RULE[variant])
+    tap(got == want, "%s probe with PTSCOPE_BPF_FALLBACK=all: build, "
+        "forced, levels path, batch rule %s (want %s)" % (variant, got, want))
+
+
+def fallback_units(variant, cases):
+    """the fallback build against the oracle: the tracepoints"""
+    label = LABEL % variant
+    return [
+        ("%s BPF builds" % variant, 2, lambda b: check_bpf_builds(variant, b)),
+        ("%s fallback levels run" % variant, 1,
+         lambda b: check_levels.check_run(label, FALLBACK, b, cases)),
+        ("%s fallback levels = patched" % variant, 1,
+         lambda b: check_levels.compare(label, "patched", FALLBACK, b)),
+        ("%s fallback levels = fentry" % variant, 1,
+         lambda b: check_levels.compare(
+             label, "fentry", FALLBACK, b, check_levels.SHARED_KEYS +
+             check_levels.BATCH_KEYS + ("empty",))),
+    ]
+
+
 def variant_units(variant, save_dir, cases):
     units = [
         ("%s probe" % variant, 4, lambda b: check_probe(variant, b)),
@@ -384,6 +432,7 @@ def variant_units(variant, save_dir, cases):
                   lambda b: check_start_check(variant, b)))
     units.append(("%s lab_markers" % variant, 3,
                   lambda b: check_lab_markers(variant, b, save_dir)))
+    units += fallback_units(variant, cases)
     if variant != "patched":
         return units + level_units(variant, cases)
     for name in cm.EXPECT:

@@ -75,3 +75,18 @@ for mode in patched fentry kprobe; do
 	run sparse_heap ptscope-cases --count 1
 	levels_cases "$mode"
 done
+
+# The fallback build of the BPF objects (PTSCOPE_BPF_FALLBACK=all: thread
+# state in tid-keyed hashes, no BTF task helper, bounded loops), which
+# kernels before 5.11 load, on the same cases through the fentry markers:
+# the tracepoints' counts again, exactly.  Its blocks say mode
+# fentry-fallback.  On the regression variant the batches need the folio
+# of every present PTE: the batch scan and the memmap search run too.
+fallback() {	# fallback CMD...: CMD's blocks as mode=fentry-fallback
+	"$@" | sed -e 's/^\(@@BEGIN [a-z]* mode=fentry\)$/\1-fallback/' \
+		-e 's/^\(@@BEGIN [a-z]* mode=fentry\) /\1-fallback /'
+}
+export PTSCOPE_BPF_FALLBACK=all
+fallback probe fentry
+fallback levels_cases fentry
+unset PTSCOPE_BPF_FALLBACK
