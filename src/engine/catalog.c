@@ -210,6 +210,7 @@ static const struct pts_candidate mremap_move_page_tables_cands[] = {
 		.progs = { "mpt_fentry_pmc", "mpt_fexit_pmc" },
 		.reqs = {
 			{ PTS_REQ_ARG0_STRUCT, "move_page_tables", "pagetable_move_control" },
+			{ PTS_REQ_WHOLE, "move_page_tables" },
 			{ PTS_REQ_FENTRY, "move_page_tables" },
 		},
 	},
@@ -221,6 +222,7 @@ static const struct pts_candidate mremap_move_page_tables_cands[] = {
 		.progs = { "mpt_fentry_scalar7", "mpt_fexit_scalar7" },
 		.reqs = {
 			{ PTS_REQ_NARGS, "move_page_tables", NULL, 7 },
+			{ PTS_REQ_WHOLE, "move_page_tables" },
 			{ PTS_REQ_FENTRY, "move_page_tables" },
 		},
 	},
@@ -232,6 +234,7 @@ static const struct pts_candidate mremap_move_page_tables_cands[] = {
 		.progs = { "mpt_fentry_scalar", "mpt_fexit_scalar" },
 		.reqs = {
 			{ PTS_REQ_NARGS, "move_page_tables", NULL, 6 },
+			{ PTS_REQ_WHOLE, "move_page_tables" },
 			{ PTS_REQ_FENTRY, "move_page_tables" },
 		},
 	},
@@ -243,6 +246,7 @@ static const struct pts_candidate mremap_move_page_tables_cands[] = {
 		.progs = { "mpt_kprobe_pmc", "mpt_kretprobe" },
 		.reqs = {
 			{ PTS_REQ_ARG0_STRUCT, "move_page_tables", "pagetable_move_control" },
+			{ PTS_REQ_WHOLE, "move_page_tables" },
 			{ PTS_REQ_KPROBE, "move_page_tables" },
 		},
 	},
@@ -254,6 +258,7 @@ static const struct pts_candidate mremap_move_page_tables_cands[] = {
 		.progs = { "mpt_kprobe_scalar7", "mpt_kretprobe" },
 		.reqs = {
 			{ PTS_REQ_NARGS, "move_page_tables", NULL, 7 },
+			{ PTS_REQ_WHOLE, "move_page_tables" },
 			{ PTS_REQ_KPROBE, "move_page_tables" },
 		},
 	},
@@ -265,6 +270,7 @@ static const struct pts_candidate mremap_move_page_tables_cands[] = {
 		.progs = { "mpt_kprobe_scalar", "mpt_kretprobe" },
 		.reqs = {
 			{ PTS_REQ_NARGS, "move_page_tables", NULL, 6 },
+			{ PTS_REQ_WHOLE, "move_page_tables" },
 			{ PTS_REQ_KPROBE, "move_page_tables" },
 		},
 	},

@@ -54,6 +54,7 @@ enum pts_req_kind {
 	PTS_REQ_KERNEL_MIN,	/* the kernel release is at least <arg> ("6.17") */
 	PTS_REQ_METRIC_CFG,	/* metric <name>'s candidate has cfg flag <cfg> */
 	PTS_REQ_PTE_TABLE,	/* a PTE table fits the PTE marker's buffer */
+	PTS_REQ_WHOLE,		/* kallsyms has no <name>.part.N beside it */
 };
 
 struct pts_req {

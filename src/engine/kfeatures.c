@@ -98,6 +98,32 @@ static const char *kfeatures_symbol_clone(const struct pts_kfeatures *kf,
 	return NULL;
 }
 
+/*
+ * A "name.part.N" beside "name": GCC's partial inlining (-fpartial-inlining)
+ * copied name's entry test into its callers in the same file, which then
+ * call the body name.part.N directly.  A probe on name sees only the calls
+ * from other files: on Debian's 5.10 amd64 kernel move_page_tables() is a
+ * 32-byte wrapper that exec's stack move enters, while mremap's
+ * move_vma() calls move_page_tables.part.0.
+ */
+static int check_whole(const struct pts_kfeatures *kf, const char *name,
+		       char *why, size_t len)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < kf->nr_ksyms; i++) {
+		const char *sym = kf->ksyms[i];
+
+		if (strncmp(sym, name, n) || strncmp(sym + n, ".part.", 6))
+			continue;
+		snprintf(why, len, "%s is split by the compiler (%s): callers "
+			 "in its own file bypass it, a probe would miss calls",
+			 name, sym);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 /* "CONFIG_KPROBES=y" -> 1, "# CONFIG_KPROBES is not set" -> 0, else -1 */
 static int read_config_kprobes(void)
 {
@@ -485,6 +511,8 @@ int kfeatures_check(void *ctx, const struct pts_req *req, char *why, size_t len)
 		return -ENOENT;
 	case PTS_REQ_PTE_TABLE:
 		return check_pte_table(why, len);
+	case PTS_REQ_WHOLE:
+		return check_whole(kf, req->name, why, len);
 	}
 	snprintf(why, len, "unknown requirement %d", req->kind);
 	return -EOPNOTSUPP;

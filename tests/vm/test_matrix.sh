@@ -33,20 +33,12 @@ static_dir() {	# static_dir DEB_ARCH
 	esac
 }
 
-# the kernels whose PUD move test_matrix.sh diffs: before HAVE_MOVE_PUD
-# and after it, on the same architecture (check_pud_diff.py)
-pud_before=5.10-amd64
-pud_after=6.1-amd64
-
 # boot_one KERNEL: boot it with the matrix scenario; its console, output,
 # exit status and seconds land in $work/KERNEL.*
 boot_one() {
 	local k=$1 version arch guest_arch initrd start append
 	version=$(kernel_field "$k" version)
 	append="ptscope.seed=$seed ptscope.cases=$cases"
-	case $k in
-	"$pud_before" | "$pud_after") append="$append ptscope.pud_diff=1" ;;
-	esac
 	arch=$(kernel_field "$k" arch)
 	guest_arch=$(kernel_field "$k" deb_arch)	# what the initramfs binaries are built for
 	initrd="$work/$guest_arch.cpio.gz"
@@ -115,12 +107,4 @@ for k in $booted; do
 	run_checker "$k cgroup" python3 "$here/checkers/check_cgroup.py" "$k" "$work/$k.out"
 done
 
-# the seed's before/after in ptscope's own words, where both kernels ran
-case " $(echo $kernels) " in
-*" $pud_before "*" $pud_after "* | *" $pud_after "*" $pud_before "*)
-	run_checker "PUD move $pud_before -> $pud_after" python3 \
-		"$here/checkers/check_pud_diff.py" "$top/build/static/x86/ptscope" \
-		"$pud_before" "$work/$pud_before.out" "$pud_after" "$work/$pud_after.out"
-	;;
-esac
 tap_finish

@@ -239,7 +239,8 @@ def check_probe(label, mode, blocks):
     mpt = metrics["mremap.move_page_tables"]
     if mode not in expected_modes(label):
         reason = mpt.get("reason", "")
-        tap(mpt["status"] == "unavailable" and "-524" in reason,
+        tap(mpt["status"] == "unavailable" and
+            ("-524" in reason or "split by the compiler" in reason),
             "%s %s: unavailable as expected (%s)" % (label, mode, reason))
         return False
     tap(mpt["status"] == "exact" and mpt["path"] == mode,
@@ -539,11 +540,152 @@ def check_top_scrape(label, mode, blocks):
         print("#   " + blocks.get(("scrape1", mode, "pmd3"), "no scrape")[:300])
 
 
+def probe_json(label, mode, blocks, checks):
+    """MODE's probe JSON, or None after CHECKS failures"""
+    text = blocks.get(("probe", mode, None))
+    if text is None:
+        for _ in range(checks):
+            tap(False, "%s %s: no probe output" % (label, mode))
+        return None
+    return json.loads(text)
+
+
+def check_mpt_nolevels(label, mode, mpt):
+    """move_page_tables() attached by MODE, or withheld because the
+    compiler split it (Debian's 5.10: move_vma() calls
+    move_page_tables.part.0, a probe on move_page_tables would miss it)"""
+    tap((mpt["status"] == "exact" and mpt.get("path") == mode) or
+        (mpt["status"] == "unavailable" and
+         "split by the compiler" in mpt.get("reason", "")),
+        "%s %s: move_page_tables %s: %s" % (label, mode, mpt["status"],
+                                            mpt.get("probe", mpt.get("reason"))))
+
+
+def check_probe_nolevels(label, mode, blocks):
+    """3 checks, a kernel where no marker set gives the levels (5.10: no
+    get_old_pud(), which mm/mremap.c gains in 5.11), under --mode MODE:
+    move_page_tables() as check_mpt_nolevels() says, the levels
+    unavailable with a reason, every program loaded"""
+    probe = probe_json(label, mode, blocks, 3)
+    if probe is None:
+        return
+    metrics = probe["metrics"]
+    check_mpt_nolevels(label, mode, metrics["mremap.move_page_tables"])
+    levels = metrics["mremap.levels"]
+    tap(levels["status"] == "unavailable" and levels.get("reason"),
+        "%s %s: levels %s (%s)" % (label, mode, levels["status"],
+                                   levels.get("reason", "")[:200]))
+    check_verifier_cost(label, mode, probe)
+
+
+def check_probe_auto(label, blocks):
+    """6 checks, the same kernel under the default attach: as
+    check_probe_nolevels(), and the calls exact, the faults counted
+    (exact, or inferred from the tracepoints), no batch check (6.17+)"""
+    probe = probe_json(label, "auto", blocks, 6)
+    if probe is None:
+        return
+    metrics = probe["metrics"]
+    check_mpt_nolevels(label, "auto", metrics["mremap.move_page_tables"])
+    levels = metrics["mremap.levels"]
+    tap(levels["status"] == "unavailable" and levels.get("reason"),
+        "%s auto: levels %s (%s)" % (label, levels["status"],
+                                     levels.get("reason", "")[:200]))
+    calls = metrics["mremap.calls"]
+    tap(calls["status"] == "exact", "%s auto: mremap calls %s by %s" % (
+        label, calls["status"], calls.get("probe", calls.get("reason"))))
+    faults = metrics["thp.fault_alloc"]
+    tap(faults["status"] in ("exact", "inferred"),
+        "%s auto: hugepage faults %s by %s" % (label, faults["status"],
+                                              faults.get("probe", faults.get("reason"))))
+    check_start_check(label, "auto", metrics["mremap.pte_batches"], kernel_row(label))
+    check_verifier_cost(label, "auto", probe)
+
+
+def fault_vmstat(label, name, report, field, order, vmstat_key):
+    """1 check: ptscope's FIELD of ORDER equals the kernel's vmstat delta"""
+    got = order_row(report, order)[field]
+    want = kernel(report, "vmstat", vmstat_key)
+    tap(got == want, "%s auto %s: order %d %s %d = vmstat %s %s" % (
+        label, name, order, field, got, vmstat_key, want))
+
+
+# the checks check_faults_auto() makes per fault scenario
+FAULT_AUTO_CHECKS = {"fault_pmd": 2, "fault_zero": 1, "fault_charge": 3}
+
+
+def check_faults_auto(label, name, blocks):
+    """the fault scenarios under the default attach, where it counts the
+    faults from the page allocator's tracepoints (inferred: no huge zero
+    page, no order 0): the 2 MiB folios, and the charge fallbacks, equal
+    the kernel's vmstat counters over the run"""
+    key = ("stat", "auto", name)
+    if key not in blocks:
+        for _ in range(FAULT_AUTO_CHECKS[name]):
+            tap(False, "%s auto %s: no result %s" % (
+                label, name, blocks.get(("error", "auto", name), "")[:300]))
+        return
+    report = json.loads(blocks[key])
+    geo = guest_geometry(blocks)[0]
+    pmd = order_row(report, geo.pmd_order)
+    if name == "fault_pmd":
+        tap(pmd["alloc"] == 8, "%s auto %s: 2 x 4 PMDs = 8 PMD folios (%d)" % (
+            label, name, pmd["alloc"]))
+        fault_vmstat(label, name, report, "alloc", geo.pmd_order, "thp_fault_alloc")
+    elif name == "fault_zero":
+        fault_vmstat(label, name, report, "alloc", geo.pmd_order, "thp_fault_alloc")
+    else:
+        tap(pmd["fallback_charge"] >= 1, "%s auto %s: memcg refused %d PMD "
+            "charges" % (label, name, pmd["fallback_charge"]))
+        fault_vmstat(label, name, report, "fallback_charge", geo.pmd_order,
+                     "thp_fault_fallback_charge")
+        fault_vmstat(label, name, report, "alloc", geo.pmd_order, "thp_fault_alloc")
+
+
+def check_class(label, name, blocks):
+    """2 checks: the default attach saw one mremap of NAME's class and
+    size, and left the levels out (absent, not zero)"""
+    key = ("stat", "auto", name)
+    if key not in blocks:
+        tap(False, "%s auto %s: no result %s" % (
+            label, name, blocks.get(("error", "auto", name), "")[:300]))
+        tap(False, "%s auto %s: no result" % (label, name))
+        return
+    report = json.loads(blocks[key])
+    size = guest_expect(label, blocks)[name][0]
+    cls = report["counters"]["mremap"]["classes"][CLASS[name]]
+    tap(cls["calls"] == 1 and cls["old_bytes"] == size,
+        "%s auto %s: mremap class %s calls=%d bytes=%d (want 1, %d)" % (
+            label, name, CLASS[name], cls["calls"], cls["old_bytes"], size))
+    status = report["metrics"]["mremap.levels"]["status"]
+    tap(status == "unavailable" and "mremap_levels" not in report["counters"],
+        "%s auto %s: levels %s, %s in the counters" % (
+            label, name, status, "absent" if "mremap_levels" not in
+            report["counters"] else "present"))
+
+
+def nolevels_units(label):
+    """the default attach's units where no mode gives levels"""
+    units = [("%s auto probe" % label, 6, lambda b: check_probe_auto(label, b))]
+    for name, checks in FAULT_AUTO_CHECKS.items():
+        units.append(("%s auto %s" % (label, name), checks,
+                      lambda b, name=name: check_faults_auto(label, name, b)))
+    for name in ("pmd", "pte"):
+        units.append(("%s auto %s" % (label, name), 2,
+                      lambda b, name=name: check_class(label, name, b)))
+    units.append(("%s auto overhead" % label, 1,
+                  lambda b: check_overhead(label, "auto", b)))
+    return units
+
+
 def mode_units(label, mode, cases):
     """[(unit name, checks, function)] for one attach mode of one kernel"""
     if mode not in expected_modes(label):
         return [("%s %s probe" % (label, mode), 1,
                  lambda b: check_probe(label, mode, b))]
+    if not kernel_row(label).levels:
+        return [("%s %s probe" % (label, mode), 3,
+                 lambda b: check_probe_nolevels(label, mode, b))]
     units = [("%s %s probe" % (label, mode), 6,
               lambda b: check_probe(label, mode, b))]
     for name in fault_names(label):
@@ -626,6 +768,8 @@ def main():
     units = [("%s geometry" % label, 1, lambda b: check_geometry(label, b))]
     units += [u for mode in ("fentry", "kprobe")
               for u in mode_units(label, mode, cases)]
+    if not kernel_row(label).levels:
+        units += nolevels_units(label)
     check_units(label, path, units)
 
 

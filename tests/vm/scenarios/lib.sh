@@ -82,6 +82,15 @@ mremap_scenarios() {
 		--thp always --count 1
 }
 
+# the mremap classes alone, where no attach mode gives the level breakdown
+# (5.10): the syscall's class and bytes need only the syscall
+class_scenarios() {
+	geometry
+	scenario pmd --size "$((8 * PMD_KB))K" --align pmd --thp never --count 1
+	scenario pte --size "$(((PAGE_KB * 64 + 3) * PAGE_KB))K" --align page \
+		--thp never --count 1
+}
+
 mixed_kb() {	# a PUD, 2 PMDs and 3 pages: each level moves
 	echo $((PUD_KB + 2 * PMD_KB + 3 * PAGE_KB))
 }

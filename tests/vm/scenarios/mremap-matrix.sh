@@ -60,22 +60,6 @@ overhead_tiny() {
 	block overhead "mode=$1" /tmp/overhead.out
 }
 
-# the same PUD-aligned PUD move (1 GiB with 4 KiB pages) recorded 3 times,
-# on the kernels test_matrix.sh asks it of (ptscope.pud_diff=1): the host
-# diffs the recordings of a kernel without HAVE_MOVE_PUD and one with it
-# (tests/vm/checkers/check_pud_diff.py)
-pud_recording() {
-	[ "$(cmdline_value pud_diff 0)" = 1 ] || return 0
-	geometry
-	if ptscope stat --json --mode "$1" --repeat 3 -o /tmp/pud.json -- \
-		ptscope-bench mremap --size "${PUD_KB}K" --align pud --thp never \
-		--count 1 --populate "$POP_PUD" >/dev/null 2>/tmp/pud.err; then
-		block pudmove "mode=$1" /tmp/pud.json
-	else
-		block error "mode=$1 scenario=pudmove" /tmp/pud.err
-	fi
-}
-
 echo "@@KERNEL $(uname -r) $(uname -m)"
 geometry
 # what is mapped now (ptscope maps): procfs only, the same in every mode
@@ -91,10 +75,6 @@ for mode in fentry kprobe; do
 		continue
 	fi
 	mremap_scenarios
-	if [ -z "${pud_done:-}" ]; then
-		pud_recording "$mode"
-		pud_done=1
-	fi
 	# per cgroup: in one mode (check_cgroup.py), the rows count alike in all
 	if [ -z "${cgroups_done:-}" ]; then
 		cgroup_scenarios
@@ -105,4 +85,15 @@ for mode in fentry kprobe; do
 	top_scenario
 	levels_cases "$mode"
 	overhead_tiny "$mode"
+	levels_seen=1
 done
+# no mode gave the level breakdown (5.10: no PUD marker): what the default
+# attach gives a stock-kernel user, once
+if [ -z "${levels_seen:-}" ]; then
+	mode=auto
+	probe auto
+	fault_scenarios
+	class_scenarios
+	cgroup_scenarios
+	overhead_tiny auto
+fi
