@@ -38,8 +38,8 @@ int kminimum_check(const char *release, bool has_btf, char *why, size_t len)
 		return 0;
 	snprintf(why, len, "kernel %s %s: ptscope needs Linux %d.%d or later "
 		 "built with CONFIG_DEBUG_INFO_BTF=y (/sys/kernel/btf/vmlinux), "
-		 "as Debian 11 and later, Ubuntu 20.10 and later and RHEL 8.2 "
-		 "and later ship it; run it on such a kernel", release,
+		 "as Debian 11 and later ship it; run it on such a kernel",
+		 release,
 		 missing(old, has_btf), PTS_KERNEL_MIN_MAJOR,
 		 PTS_KERNEL_MIN_MINOR);
 	return -EOPNOTSUPP;
