@@ -13,7 +13,9 @@ is a page of 8-byte entries, so PMD = page * page/8 and PUD = PMD * page/8
 (2 MiB and 1 GiB with 4 KiB pages, 32 MiB and 64 GiB with 16 KiB pages).
 """
 import json
+import os
 import re
+import subprocess
 import sys
 
 import check_batch
@@ -664,6 +666,37 @@ def check_class(label, name, blocks):
             report["counters"] else "present"))
 
 
+def check_export_auto(label, blocks):
+    """3 checks: ptscope export under the default attach served the three
+    8-PMD PMD-aligned moves as 3 pmd-class calls between two scrapes, no
+    level family (absent, not zero) and mremap.levels as not attached; the
+    page passes promtool; SIGTERM ended it with its closing line, exit 0"""
+    before = blocks.get(("escrape0", "auto", "export"), "")
+    after = blocks.get(("escrape1", "auto", "export"), "")
+    a = prom_samples(after)
+    b = prom_samples(before)
+    lab = {"class": "pmd"}
+    va = prom_value(a, "ptscope_mremap_calls_total", **lab)
+    vb = prom_value(b, "ptscope_mremap_calls_total", **lab)
+    delta = None if va is None or vb is None else int(va - vb)
+    levels = [n for n, _, _ in a if n == "ptscope_pagetable_entries_moved_total"]
+    attached = prom_value(a, "ptscope_probe_attached", metric="mremap.levels")
+    tap(delta == 3 and not levels and attached == 0,
+        "%s auto export: pmd calls +%s, %d level samples, mremap.levels "
+        "attached %s" % (label, delta, len(levels), attached))
+    if delta != 3:
+        comment((after or "no scrape")[:300])
+    lint = subprocess.run([os.environ.get("PROMTOOL", "promtool"), "check",
+                           "metrics"], input=after + "\n", capture_output=True,
+                          text=True)
+    tap(bool(after) and lint.returncode == 0,
+        "%s auto export: promtool check metrics: exit %d %s" % (
+            label, lint.returncode, (lint.stdout + lint.stderr)[:200]))
+    err = blocks.get(("exporterr", "auto", "export"), "")
+    tap("ptscope: Terminated, detaching; exit 0" in err and "export exit 0" in err,
+        "%s auto export: SIGTERM answered: %s" % (label, err.strip().splitlines()[-2:]))
+
+
 def nolevels_units(label):
     """the default attach's units where no mode gives levels"""
     units = [("%s auto probe" % label, 6, lambda b: check_probe_auto(label, b))]
@@ -673,6 +706,8 @@ def nolevels_units(label):
     for name in ("pmd", "pte"):
         units.append(("%s auto %s" % (label, name), 2,
                       lambda b, name=name: check_class(label, name, b)))
+    units.append(("%s auto export" % label, 3,
+                  lambda b: check_export_auto(label, b)))
     units.append(("%s auto overhead" % label, 1,
                   lambda b: check_overhead(label, "auto", b)))
     return units

@@ -60,6 +60,26 @@ overhead_tiny() {
 	block overhead "mode=$1" /tmp/overhead.out
 }
 
+# ptscope export under the default attach (where top_scenario does not
+# run: no mode gives levels): three PMD-aligned 8-PMD moves between two
+# scrapes, then the runtime's SIGTERM
+export_scenario() {
+	rm -f /tmp/export.err	# see wait_tracing
+	ptscope export --listen 127.0.0.1:9478 2>/tmp/export.err &
+	epid=$!
+	wait_tracing /tmp/export.err
+	scrape /tmp/escrape0.txt 9478
+	ptscope-bench mremap --size "$((8 * PMD_KB))K" --align pmd --thp never \
+		--count 3 >/dev/null
+	scrape /tmp/escrape1.txt 9478
+	kill -TERM $epid
+	wait $epid
+	echo "export exit $?" >>/tmp/export.err
+	block escrape0 "mode=auto scenario=export" /tmp/escrape0.txt
+	block escrape1 "mode=auto scenario=export" /tmp/escrape1.txt
+	block exporterr "mode=auto scenario=export" /tmp/export.err
+}
+
 echo "@@KERNEL $(uname -r) $(uname -m)"
 geometry
 # what is mapped now (ptscope maps): procfs only, the same in every mode
@@ -95,5 +115,6 @@ if [ -z "${levels_seen:-}" ]; then
 	fault_scenarios
 	class_scenarios
 	cgroup_scenarios
+	export_scenario
 	overhead_tiny auto
 fi
