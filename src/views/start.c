@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <stdlib.h>
 #include "data/cgroup.h"
 #include "data/format.h"
+#include "engine/bpf_features.h"
 #include "views/signals.h"
 #include "views/start.h"
 #include "views/term.h"
@@ -335,12 +337,34 @@ static void explain_attach_failure(int err)
 			strerror(-err));
 }
 
-/* tracer_start() for a command: 0, or exit code 1 after saying what to do */
+/* PTSCOPE_BPF_FALLBACK is input too: a name it does not know is bad usage */
+static int check_fallback_env(void)
+{
+	struct pts_bpf_features bf;
+	char why[PTS_WHY_LEN];
+
+	memset(&bf, 0, sizeof(bf));
+	if (!bpf_features_force(&bf, getenv(PTS_BPF_FALLBACK_ENV), why,
+				sizeof(why)))
+		return 0;
+	fprintf(stderr, "ptscope: %s\n", why);
+	return 2;
+}
+
+/*
+ * tracer_start() for a command: 0, or exit code 1 after saying what to do
+ * (2 for a bad PTSCOPE_BPF_FALLBACK)
+ */
 static int start_tracer(struct pts_tracer *t,
 			const struct pts_tracer_params *p)
 {
 	int err;
 
+	err = check_fallback_env();
+	if (err) {
+		memset(t, 0, sizeof(*t));	/* nothing chosen to report */
+		return err;
+	}
 	if (geteuid() != 0) {
 		fprintf(stderr, "ptscope: needs root (CAP_BPF, CAP_PERFMON and "
 			"CAP_SYS_ADMIN for tracefs); run it with sudo\n");

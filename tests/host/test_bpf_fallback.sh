@@ -36,7 +36,7 @@ fi
 
 PTSCOPE_BPF_FALLBACK=loop,threads "$PTSCOPE" probe >/dev/null 2>"$TMP/bad.err"
 rc=$?
-check_eq "an unknown fallback name: exit 1, one line naming it" "1 1 1" \
+check_eq "an unknown fallback name: exit 2 (bad usage), one line naming it" "2 1 1" \
 	"$rc $(wc -l <"$TMP/bad.err") $(grep -c 'unknown fallback "threads"' "$TMP/bad.err")"
 
 export PTSCOPE_BPF_FALLBACK=all
