@@ -11,8 +11,14 @@ DESTDIR ?=
 
 OUT := build
 BPF_OUT := $(OUT)/bpf/$(ARCH)
+# The one place the version is written is debian/changelog's first entry
+# (dch -v VERSION): ptscope --version, the installed man page, the package
+# and the image take it from there.
+VERSION := $(shell sed -n '1s/^ptscope (\([^)-]*\).*/\1/p' debian/changelog)
+VERSION_DEF := -DPTSCOPE_VERSION='"$(VERSION)"'
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -I$(BPF_OUT) -Isrc
+CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -I$(BPF_OUT) -Isrc \
+	$(VERSION_DEF)
 # libRmath (R's standalone math library: the t distribution of diff) is
 # linked statically: Debian ships it for /usr/lib only, with no shlibs
 LDLIBS := -lbpf -lelf -lz -ljson-c -lmicrohttpd -lseccomp -l:libRmath.a -lm
@@ -75,7 +81,6 @@ DEPS_ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 # architecture, the dashboards and the rules on an empty base; the
 # index's digest beside it (deploy/image/build.sh)
 IMAGE_OUT := $(OUT)/image
-VERSION := $(shell sed -n 's/^\#define PTSCOPE_VERSION "\(.*\)"/\1/p' src/main.c)
 # the qemu kernel matrix (kernels come from tests/vm/infra/fetch-kernel.sh);
 # VM_KERNELS: the kernels of tests/vm/infra/kernels.tsv unless given
 DEPS_VM_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio zstd lz4 \
@@ -108,7 +113,7 @@ DEPS_IMAGE_PKGS := buildah skopeo umoci podman runc catatonit \
 
 .SECONDARY:
 
-.PHONY: all install install-bench deb image clean
+.PHONY: all install install-bench deb image clean version man
 
 all: $(PTSCOPE) $(BENCH) $(CASES) $(FLOOR)
 
@@ -142,6 +147,9 @@ endef
 
 $(eval $(call compile,$(OUT)/$(ARCH),$$(CC) $$(CPPFLAGS) $$(CFLAGS)))
 
+# main.c prints the version: a new changelog entry rebuilds it
+$(OUT)/$(ARCH)/main.o $(SAN_OUT)/$(ARCH)/main.o: debian/changelog
+
 $(PTSCOPE): $(LIB_OBJS) $(OUT)/$(ARCH)/main.o
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
@@ -167,9 +175,20 @@ $(FLOOR): bench/ptscope-floor.c $(BPF_OUT)/floor.skel.h
 # debian/rules installs exactly this; install-bench adds the workloads.
 DASHBOARDS := $(wildcard dashboards/*.json dashboards/*.yml)
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
-install: $(PTSCOPE)
+# the man page with the version in its header
+$(OUT)/ptscope.8: man/ptscope.8 debian/changelog
+	@mkdir -p $(OUT)
+	sed '1s/^\(\.TH PTSCOPE 8 "[^"]*"\) "ptscope"/\1 "ptscope $(VERSION)"/' $< >$@
+
+man: $(OUT)/ptscope.8
+
+# what the one version is (tests, scripts)
+version:
+	@echo $(VERSION)
+
+install: $(PTSCOPE) $(OUT)/ptscope.8
 	install -D -m 0755 $(PTSCOPE) $(DESTDIR)$(PREFIX)/sbin/ptscope
-	install -D -m 0644 man/ptscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/ptscope.8
+	install -D -m 0644 $(OUT)/ptscope.8 $(DESTDIR)$(PREFIX)/share/man/man8/ptscope.8
 	install -d $(DESTDIR)$(PREFIX)/share/ptscope
 	install -m 0644 $(DASHBOARDS) $(DESTDIR)$(PREFIX)/share/ptscope/
 	install -D -m 0644 completions/ptscope $(DESTDIR)$(BASHCOMPDIR)/ptscope
@@ -184,8 +203,6 @@ install-bench: $(BENCH) $(FLOOR)
 # source directory, so it builds a copy of the tree (the files git tracks,
 # and new ones it does not ignore, as they are now) in build/deb/src: the
 # checkout stays clean and the package never holds a stale build/.
-# debian/rules checks that src/main.c, debian/changelog and the man page
-# name one version.
 DEB_OUT := $(OUT)/deb
 deb: need-deps need-deps-deb
 	@git rev-parse --git-dir >/dev/null || \

@@ -29,7 +29,7 @@ SAN_OUT := $(OUT)/asan
 SAN_LOGS := $(SAN_OUT)/reports
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
-SAN_CFLAGS := -O1 -g $(SAN_FLAGS) -std=gnu11 -Wall -Wextra \
+SAN_CFLAGS := -O1 -g $(SAN_FLAGS) $(VERSION_DEF) -std=gnu11 -Wall -Wextra \
 	-Wno-unused-parameter -Wno-missing-field-initializers -Iinclude \
 	-I$(BPF_OUT) -Isrc
 SAN_LIB_OBJS := $(patsubst src/%.c,$(SAN_OUT)/$(ARCH)/%.o,$(LIB_SRCS))
@@ -96,7 +96,7 @@ vm-check: need-deps-vm static
 FUZZ_TARGETS := fuzz_diff fuzz_options fuzz_listen fuzz_http
 FUZZ_SECONDS ?= 20
 FUZZ_OUT := $(OUT)/fuzz
-FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+FUZZ_CFLAGS := -O1 -g $(VERSION_DEF) -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer -std=gnu11 -Wall \
 	-Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Iinclude -I$(BPF_OUT) -Isrc

@@ -13,7 +13,10 @@
 #include "views/signals.h"
 #include "views/views.h"
 
-#define PTSCOPE_VERSION "0.1.0"
+/* from debian/changelog, through the Makefile (VERSION_DEF) */
+#ifndef PTSCOPE_VERSION
+#error "PTSCOPE_VERSION is defined by the Makefile, from debian/changelog"
+#endif
 
 static bool libbpf_debug;
 

@@ -42,7 +42,7 @@ if [ -n "$status" ] && [ "$status" != not-installed ]; then
 	bail "the ptscope package is on this box already ($status): purge it first"
 fi
 
-VERSION=$(sed -n 's/^#define PTSCOPE_VERSION "\(.*\)"/\1/p' src/main.c)
+VERSION=$(make -s --no-print-directory version)	# debian/changelog's
 ARCH=$(dpkg --print-architecture)
 
 # --- build ---
@@ -51,7 +51,8 @@ if [ -z "${DEB:-}" ]; then
 	DEB=build/deb/ptscope_${VERSION}_$ARCH.deb
 fi
 [ -f "$DEB" ] || bail "no package $DEB"
-check_eq "package version is src/main.c's PTSCOPE_VERSION" "$VERSION" \
+make_or_bail man	# build/ptscope.8: the man page with the version in
+check_eq "package version is debian/changelog's" "$VERSION" \
 	"$(dpkg-deb -f "$DEB" Version)"
 
 # --- lintian: no error; the rest is listed ---
@@ -78,7 +79,7 @@ ok "dpkg -i"
 # want: installed path and the tree's file it must equal ('-' for none)
 {
 	echo "$BIN -"
-	echo "/usr/share/man/man8/ptscope.8.gz man/ptscope.8"
+	echo "/usr/share/man/man8/ptscope.8.gz build/ptscope.8"
 	echo "$COMPLETION completions/ptscope"
 	echo "$UNIT debian/ptscope.ptscope-exporter.service"
 	echo "$DEFAULTS debian/ptscope.default"

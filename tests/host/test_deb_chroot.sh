@@ -100,7 +100,7 @@ check_eq "the clean system has no ptscope" none \
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 
 # --- the package ---
-VERSION=$(sed -n 's/^#define PTSCOPE_VERSION "\(.*\)"/\1/p' src/main.c)
+VERSION=$(make -s --no-print-directory version)	# debian/changelog's
 # deb_fresh FILE: FILE is newer than every file make deb packages (what
 # git lists, tracked or not ignored): test_deb.sh, just before, built it
 deb_fresh() {

@@ -40,7 +40,7 @@ require_root
 require_cgroup2
 cd "$(dirname "$0")/../.." || exit 1
 
-VERSION=$(sed -n 's/^#define PTSCOPE_VERSION "\(.*\)"/\1/p' src/main.c)
+VERSION=$(make -s --no-print-directory version)	# debian/changelog's
 DARCH=$(dpkg --print-architecture)
 NAME=ptscope-$VERSION
 ARCHIVE=build/image/$NAME.oci.tar

@@ -89,7 +89,7 @@ broken "a kind without a schema" "$K8S/service.yaml" \
 
 # --- what ptscope relies on, by name ---
 UNIT=debian/ptscope.ptscope-exporter.service
-VERSION=$(sed -n 's/^#define PTSCOPE_VERSION "\(.*\)"/\1/p' src/main.c)
+VERSION=$(make -s --no-print-directory version)	# debian/changelog's
 python3 - "$K8S" "$UNIT" "$VERSION" deploy/image/Containerfile >"$TMP/rely.out" 2>&1 <<'EOF'
 import json, re, sys, yaml
 k8s, unit, version, containerfile = sys.argv[1:]
