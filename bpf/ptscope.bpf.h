@@ -488,7 +488,8 @@ static __always_inline bool cgroup_matches(void)
 /*
  * The frontend's thread while it runs the start-up check of the batch
  * model (src/engine/batch_check.c), 0 otherwise: that thread's moves are
- * counted apart (mremap.bpf.c, check_counts) and its other work nowhere.
+ * counted apart (mremap_levels.bpf.h, check_counts) and its other work
+ * nowhere.
  */
 __u32 check_tid;
 
