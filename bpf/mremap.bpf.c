@@ -286,7 +286,7 @@ SEC("tp_btf/mm_mremap_move_back")
 int BPF_PROG(lv_tp_move_back, void *mm, unsigned long old_addr,
 	     unsigned long new_addr, unsigned long len, int err)
 {
-	struct mremap_start *s = mremap_in_progress();
+	struct mremap_inflight *s = mremap_in_progress();
 
 	if (s)
 		s->moving_back = 1;
@@ -331,7 +331,7 @@ int BPF_PROG(lv_tp_ptes, void *mm, unsigned long old_addr,
 	     unsigned int nr_batches, unsigned int max_batch,
 	     unsigned int nr_folio_lookups, int err)
 {
-	struct mremap_start *s = mremap_in_progress();
+	struct mremap_inflight *s = mremap_in_progress();
 	__u64 ptes = (__u64)nr_present + nr_nonpresent;
 	struct tally t;
 

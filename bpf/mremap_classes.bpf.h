@@ -18,7 +18,7 @@
 static __always_inline void mremap_enter(__u64 addr, __u64 old_len,
 					 __u64 new_len, __u64 flags)
 {
-	struct mremap_start *s;
+	struct mremap_inflight *s;
 
 	if (!task_wanted())
 		return;
@@ -45,7 +45,7 @@ static __always_inline bool entry_move_possible(__u64 src, __u64 dst,
 	return first >= src && first + entry <= src + len;
 }
 
-static __always_inline __u32 mremap_class(const struct mremap_start *s,
+static __always_inline __u32 mremap_class(const struct mremap_inflight *s,
 					  long ret)
 {
 	__u64 moved_len = s->old_len < s->new_len ? s->old_len : s->new_len;
@@ -74,7 +74,7 @@ static __always_inline __u32 levels_source(void)
 	return PTS_LEVELS_MARKERS;
 }
 
-static __always_inline void mremap_event(const struct mremap_start *s,
+static __always_inline void mremap_event(const struct mremap_inflight *s,
 					 long ret, __u32 class, __u64 delta)
 {
 	struct pts_event *ev = event_reserve(PTS_EV_MREMAP);
@@ -98,7 +98,7 @@ static __always_inline void mremap_event(const struct mremap_start *s,
  * old_len (growing, the new part is mapped after it) or new_len (a
  * shrinking move unmaps the tail first).  In place or failed: nothing.
  */
-static __always_inline __u64 mremap_moved_bytes(const struct mremap_start *s,
+static __always_inline __u64 mremap_moved_bytes(const struct mremap_inflight *s,
 						__u32 class)
 {
 	if (class > PTS_MREMAP_PTE)
@@ -108,7 +108,7 @@ static __always_inline __u64 mremap_moved_bytes(const struct mremap_start *s,
 
 static __always_inline void mremap_exit(long ret)
 {
-	struct mremap_start *s;
+	struct mremap_inflight *s;
 	struct tally t;
 	__u64 delta, moved;
 	__u32 class;

@@ -91,7 +91,7 @@ static __always_inline __u64 extent_at(const struct mpt_walk *w, __u64 old,
 /* The level breakdown of the mremap call this walk belongs to, if any. */
 static __always_inline struct pts_ev_levels *call_levels(void)
 {
-	struct mremap_start *s;
+	struct mremap_inflight *s;
 
 	if (!(cfg.flags & PTS_CFG_EVENTS))
 		return NULL;
@@ -350,9 +350,9 @@ static __always_inline void marker_split(void)
  * inside an mremap syscall count, and none after mm_mremap_move_back, whose
  * move_page_tables() call moves the entries back.
  */
-static __always_inline struct mremap_start *mremap_in_progress(void)
+static __always_inline struct mremap_inflight *mremap_in_progress(void)
 {
-	struct mremap_start *s = thread_state(mremap_inflight);
+	struct mremap_inflight *s = thread_state(mremap_inflight);
 
 	return s && s->ts && !s->moving_back ? s : NULL;
 }
@@ -361,7 +361,7 @@ static __always_inline struct mremap_start *mremap_in_progress(void)
 static __always_inline void pgt_entry_seen(__u32 moved_idx, __u32 fallback_idx,
 					   bool moved)
 {
-	struct mremap_start *s = mremap_in_progress();
+	struct mremap_inflight *s = mremap_in_progress();
 	struct tally t;
 
 	if (!s)
