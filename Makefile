@@ -33,7 +33,8 @@ BPF_NAMES := mremap thp task
 BPF_BUILDS := $(BPF_NAMES) $(patsubst %,%_fallback,$(BPF_NAMES))
 BPF_OBJS := $(patsubst %,$(BPF_OUT)/%.bpf.o,$(BPF_BUILDS))
 SKELS := $(patsubst %,$(BPF_OUT)/%.skel.h,$(BPF_BUILDS))
-BPF_DEPS := bpf/ptscope.bpf.h bpf/pgtable.bpf.h include/ptscope/ptscope.h \
+BPF_DEPS := bpf/ptscope.bpf.h bpf/pgtable.bpf.h bpf/mremap_classes.bpf.h \
+	bpf/mremap_levels.bpf.h bpf/mremap_batch.bpf.h include/ptscope/ptscope.h \
 	include/ptscope/counters.h include/ptscope/log2.h vmlinux/$(ARCH)/vmlinux.h
 # one directory per layer; a layer includes only the ones below it:
 # engine (attach) <- data (maps to meaning) <- maps (ptscope maps' page

@@ -109,7 +109,7 @@ struct {
  * Per-thread state of a syscall, page-table walk or fault in progress
  * (mremap.bpf.c, thp.bpf.c).  A thread's state is "none" when its ts is
  * 0, which the exit programs write back instead of deleting.  A failed
- * create is counted as PTS_C_DROP_START_MAP.  Two builds of every object
+ * create is counted as PTS_C_DROP_INFLIGHT_MAP.  Two builds of every object
  * (the engine picks one, src/engine/bpf_features.c):
  *
  * The primary: task-local storage, one lookup through task->bpf_storage
@@ -147,7 +147,7 @@ struct {
 				bpf_get_current_task_btf(), 0,		\
 				BPF_LOCAL_STORAGE_GET_F_CREATE);	\
 		if (!__st)						\
-			count_add(PTS_C_DROP_START_MAP, 1);		\
+			count_add(PTS_C_DROP_INFLIGHT_MAP, 1);		\
 		__st;							\
 	})
 
@@ -167,7 +167,8 @@ struct {
 #define thread_state_free(map)	thread_hash_free(&(map))
 #endif
 
-struct mremap_start {
+/* one mremap syscall in flight on a thread, from its entry to its exit */
+struct mremap_inflight {
 	__u64 ts;
 	__u64 addr;
 	__u64 old_len;
@@ -206,7 +207,7 @@ struct mpt_walk {
 	__u64 vnf_ts;		/* vm_normal_folio() entered at */
 };
 
-THREAD_STORAGE(mremap_inflight, struct mremap_start);
+THREAD_STORAGE(mremap_inflight, struct mremap_inflight);
 
 THREAD_STORAGE(mpt_inflight, struct mpt_walk);
 
@@ -392,7 +393,7 @@ static __always_inline void count_add(__u32 id, __u64 val)
  * own would shift the globals that user space reads through the primary
  * build's skeleton, src/engine/objects.c).
  */
-_Static_assert(sizeof(struct mremap_start) <= sizeof(cgroup_zero) &&
+_Static_assert(sizeof(struct mremap_inflight) <= sizeof(cgroup_zero) &&
 	       sizeof(struct mpt_walk) <= sizeof(cgroup_zero) &&
 	       sizeof(struct fault_ctx) <= sizeof(cgroup_zero),
 	       "a thread's state is larger than the zeroes it starts from");
@@ -412,7 +413,7 @@ static __always_inline void *thread_hash_get(void *map, bool create)
 	bpf_map_update_elem(map, &tid, &cgroup_zero, BPF_NOEXIST);
 	st = bpf_map_lookup_elem(map, &tid);
 	if (!st)
-		count_add(PTS_C_DROP_START_MAP, 1);
+		count_add(PTS_C_DROP_INFLIGHT_MAP, 1);
 	return st;
 }
 
@@ -488,7 +489,8 @@ static __always_inline bool cgroup_matches(void)
 /*
  * The frontend's thread while it runs the start-up check of the batch
  * model (src/engine/batch_check.c), 0 otherwise: that thread's moves are
- * counted apart (mremap.bpf.c, check_counts) and its other work nowhere.
+ * counted apart (mremap_levels.bpf.h, check_counts) and its other work
+ * nowhere.
  */
 __u32 check_tid;
 

@@ -76,7 +76,7 @@
 	C(FAULT_ZERO_PAGE, 1, PTS_TOTAL_CGROUP)				\
 	/* khugepaged's collapses by result (a kernel thread's) */	\
 	C(COLLAPSE, PTS_COLLAPSE_STATUSES, PTS_IN_TOTAL)		\
-	C(DROP_START_MAP, 1, PTS_IN_TOTAL)				\
+	C(DROP_INFLIGHT_MAP, 1, PTS_IN_TOTAL)				\
 	/* + rows of dead processes evicted (collector) */		\
 	C(DROP_PROC_MAP, 1, PTS_IN_TOTAL)				\
 	C(DROP_TRACED_MAP, 1, PTS_IN_TOTAL)				\

@@ -298,7 +298,7 @@ struct pts_event {
  * Threads with in-flight state where the kernel has no task-local
  * storage (before 5.11): the tid-keyed hashes of bpf/ptscope.bpf.h, one
  * entry per thread that mremaps or faults until it exits, preallocated;
- * a thread that finds its map full is counted as PTS_C_DROP_START_MAP.
+ * a thread that finds its map full is counted as PTS_C_DROP_INFLIGHT_MAP.
  */
 #define PTS_MAX_THREADS		16384
 /* the key of the removed cgroups' sum: no cgroup has id 0 (kernfs ids start at 1) */

@@ -329,7 +329,7 @@ const struct pts_field pts_fields[] = {
 
 	/* what ptscope could not count: every view shows these */
 	{ S(SEC_DROPS), "inflight_map_full", PTS_FIELD_COUNTER, PTS_LABEL_NONE,
-	  PTS_UNIT_COUNT, PTS_C_DROP_START_MAP,
+	  PTS_UNIT_COUNT, PTS_C_DROP_INFLIGHT_MAP,
 	  .prom = "ptscope_events_dropped_total",
 	  .prom_help = "Events ptscope could not count because a BPF map or the "
 		"ring buffer was full.",

@@ -75,7 +75,7 @@ bool catalog_provides(const struct pts_candidate *c, unsigned int needs_any,
 	"PMD moves (direct map base unknown, PMD entries unread)"
 /*
  * Stock kernels count no batches: the marker replays move_ptes() over the
- * PTEs it reads (bpf/mremap.bpf.c pte_batch_entry()), under the lookup
+ * PTEs it reads (bpf/mremap_batch.bpf.h pte_batch_entry()), under the lookup
  * rule the start-up check found this kernel to follow.
  */
 #define INFER_BATCHES \
