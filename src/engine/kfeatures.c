@@ -76,13 +76,12 @@ static bool kfeatures_has_symbol(const struct pts_kfeatures *kf,
 		       cmp_str) != NULL;
 }
 
-/* first compiler clone "name.isra.0" / "name.constprop.0", or NULL */
-static const char *kfeatures_symbol_clone(const struct pts_kfeatures *kf,
-					  const char *name)
+/* index of the first symbol "@name.*" in the sorted list (or past it) */
+static size_t first_clone_index(const struct pts_kfeatures *kf,
+				const char *name, size_t n)
 {
-	size_t lo = 0, hi = kf->nr_ksyms, n = strlen(name);
+	size_t lo = 0, hi = kf->nr_ksyms;
 
-	/* lower bound of "name." */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		int c = strncmp(kf->ksyms[mid], name, n);
@@ -92,9 +91,22 @@ static const char *kfeatures_symbol_clone(const struct pts_kfeatures *kf,
 		else
 			hi = mid;
 	}
-	if (lo < kf->nr_ksyms && !strncmp(kf->ksyms[lo], name, n) &&
-	    kf->ksyms[lo][n] == '.')
-		return kf->ksyms[lo];
+	return lo;
+}
+
+static bool is_clone_of(const char *sym, const char *name, size_t n)
+{
+	return !strncmp(sym, name, n) && sym[n] == '.';
+}
+
+/* first compiler clone "name.isra.0" / "name.constprop.0", or NULL */
+static const char *kfeatures_symbol_clone(const struct pts_kfeatures *kf,
+					  const char *name)
+{
+	size_t n = strlen(name), i = first_clone_index(kf, name, n);
+
+	if (i < kf->nr_ksyms && is_clone_of(kf->ksyms[i], name, n))
+		return kf->ksyms[i];
 	return NULL;
 }
 
@@ -104,21 +116,21 @@ static const char *kfeatures_symbol_clone(const struct pts_kfeatures *kf,
  * call the body name.part.N directly.  A probe on name sees only the calls
  * from other files: on Debian's 5.10 amd64 kernel move_page_tables() is a
  * 32-byte wrapper that exec's stack move enters, while mremap's
- * move_vma() calls move_page_tables.part.0.
+ * move_vma() calls move_page_tables.part.0.  The clones "name.*" sort
+ * together, right after the lower bound.
  */
 static int check_whole(const struct pts_kfeatures *kf, const char *name,
 		       char *why, size_t len)
 {
-	size_t i, n = strlen(name);
+	size_t n = strlen(name), i;
 
-	for (i = 0; i < kf->nr_ksyms; i++) {
-		const char *sym = kf->ksyms[i];
-
-		if (strncmp(sym, name, n) || strncmp(sym + n, ".part.", 6))
+	for (i = first_clone_index(kf, name, n);
+	     i < kf->nr_ksyms && is_clone_of(kf->ksyms[i], name, n); i++) {
+		if (strncmp(kf->ksyms[i] + n, ".part.", 6))
 			continue;
 		snprintf(why, len, "%s is split by the compiler (%s): callers "
 			 "in its own file bypass it, a probe would miss calls",
-			 name, sym);
+			 name, kf->ksyms[i]);
 		return -ENOENT;
 	}
 	return 0;
