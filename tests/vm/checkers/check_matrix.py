@@ -571,13 +571,18 @@ def check_probe_nolevels(label, mode, blocks):
     probe = probe_json(label, mode, blocks, 3)
     if probe is None:
         return
-    metrics = probe["metrics"]
+    check_nolevels(label, mode, probe["metrics"])
+    check_verifier_cost(label, mode, probe)
+
+
+def check_nolevels(label, mode, metrics):
+    """2 checks: move_page_tables() as check_mpt_nolevels() says, the
+    levels unavailable with a reason"""
     check_mpt_nolevels(label, mode, metrics["mremap.move_page_tables"])
     levels = metrics["mremap.levels"]
     tap(levels["status"] == "unavailable" and levels.get("reason"),
         "%s %s: levels %s (%s)" % (label, mode, levels["status"],
                                    levels.get("reason", "")[:200]))
-    check_verifier_cost(label, mode, probe)
 
 
 def check_probe_auto(label, blocks):
@@ -588,11 +593,7 @@ def check_probe_auto(label, blocks):
     if probe is None:
         return
     metrics = probe["metrics"]
-    check_mpt_nolevels(label, "auto", metrics["mremap.move_page_tables"])
-    levels = metrics["mremap.levels"]
-    tap(levels["status"] == "unavailable" and levels.get("reason"),
-        "%s auto: levels %s (%s)" % (label, levels["status"],
-                                     levels.get("reason", "")[:200]))
+    check_nolevels(label, "auto", metrics)
     calls = metrics["mremap.calls"]
     tap(calls["status"] == "exact", "%s auto: mremap calls %s by %s" % (
         label, calls["status"], calls.get("probe", calls.get("reason"))))
